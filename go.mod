@@ -1,0 +1,3 @@
+module github.com/memplan/memplan
+
+go 1.26.8

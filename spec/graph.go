@@ -1,0 +1,205 @@
+package spec
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// Role says what a tensor is for; every byte of an estimate is attributed to one.
+type Role int
+
+// The roles of the tensors of one training step.
+const (
+	RoleInvalid Role = iota
+	RoleParameter
+	RoleGradient
+	RoleInput
+	RoleActivation
+	RoleSaved
+	RoleAutocastCopy
+	RoleOptimizerState
+	RoleTemporary
+	RoleWorkspace
+	RoleOutput
+)
+
+var roleNames = [...]string{"invalid", "parameter", "gradient", "input", "activation", "saved", "autocast_copy", "optimizer_state", "temporary", "workspace", "output"}
+
+// String returns the role's name as reports print it.
+func (r Role) String() string {
+	if r < 0 || int(r) >= len(roleNames) {
+		return fmt.Sprintf("Role(%d)", int(r))
+	}
+	return roleNames[r]
+}
+
+// MarshalText makes roles read as names in JSON.
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// MarshalText makes dtypes read as names in JSON.
+func (d DType) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// TensorID indexes Graph.Tensors.
+type TensorID int32
+
+// NoTensor marks an absent tensor.
+const NoTensor TensorID = -1
+
+// Tensor is one value the step creates or holds: its shape, dtype, bytes,
+// role and the op that creates it.
+type Tensor struct {
+	ID    TensorID `json:"id"`
+	Name  string   `json:"name"`
+	Shape []int64  `json:"shape"`
+	DType DType    `json:"dtype"`
+	Bytes int64    `json:"bytes"`
+	Role  Role     `json:"role"`
+	// Op is the index in Graph.Ops of the op that creates the tensor; -1 for
+	// parameters and inputs, which exist before the step.
+	Op int `json:"op"`
+	// RequiresGrad is true for trainable parameters and for activations that
+	// depend on them; their gradients flow in backward.
+	RequiresGrad bool `json:"requires_grad,omitempty"`
+	// Alias, when not NoTensor, says this tensor shares the storage of another
+	// (a view, a reshape, an in-place result): it costs no memory of its own.
+	Alias TensorID `json:"alias,omitempty"`
+}
+
+// Numel is the number of elements.
+func (t *Tensor) Numel() int64 {
+	n := int64(1)
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Matmul says which BLAS workspace an op's matrix product needs.
+type Matmul int
+
+// Matmul kinds: no BLAS, a cuBLAS GEMM, or a cuBLASLt GEMM with a fused bias (addmm).
+const (
+	MatmulNone Matmul = iota
+	MatmulCublas
+	MatmulCublasLt
+)
+
+// Op is one step of the forward pass, in execution order, with everything it
+// allocates, keeps for backward and frees, forward and backward.
+type Op struct {
+	// Name is the module path ("transformer.h.0.attn.c_attn"), unique in the graph.
+	Name string `json:"name"`
+	// Kind is the catalog name of the op ("linear", "gelu", …).
+	Kind string `json:"kind"`
+	// Layer is the top-level layer the op belongs to, for per-layer tables.
+	Layer string `json:"layer"`
+	// Block is the index of the checkpointable block (a transformer layer, a
+	// residual stage), or -1 when the op is outside every block.
+	Block int `json:"block"`
+	// Inputs are the activations the op reads (not parameters).
+	Inputs []TensorID `json:"inputs,omitempty"`
+	// Params are the parameters the op reads.
+	Params []TensorID `json:"params,omitempty"`
+	// Outputs are the tensors the op returns.
+	Outputs []TensorID `json:"outputs,omitempty"`
+	// Extra are tensors the op creates only to keep for backward (dropout
+	// masks, normalisation statistics, autocast weight copies).
+	Extra []TensorID `json:"extra,omitempty"`
+	// Saved lists what autograd keeps for the op's backward; entries may be
+	// inputs, outputs, params or extras. Empty in inference.
+	Saved []TensorID `json:"saved,omitempty"`
+	// Temps are forward temporaries, allocated in order after the outputs and
+	// freed before the op returns (workspaces, intermediates of fused ops).
+	Temps []TensorID `json:"temps,omitempty"`
+	// BackwardTemps are allocated in order during the op's backward, after the
+	// input gradients, and freed when it ends.
+	BackwardTemps []TensorID `json:"backward_temps,omitempty"`
+	// GradInputs are the gradients the backward produces for Inputs that require
+	// grad, aligned with Inputs (NoTensor where none flows).
+	GradInputs []TensorID `json:"grad_inputs,omitempty"`
+	// Matmul is the BLAS workspace the op's forward and backward need.
+	Matmul Matmul `json:"matmul,omitempty"`
+	// NoGrad marks ops outside autograd (index arithmetic, masks built without grad).
+	NoGrad bool `json:"no_grad,omitempty"`
+}
+
+// Graph is the expansion of a model: every tensor, and the ops in execution order.
+type Graph struct {
+	Tensors []Tensor `json:"tensors"`
+	Ops     []Op     `json:"ops"`
+	// Params lists the parameter tensors, in model.parameters() order.
+	Params []TensorID `json:"params"`
+	// Inputs lists the batch tensors resident before the step.
+	Inputs []TensorID `json:"inputs"`
+	// Loss is the scalar the step keeps from the forward (training), and
+	// Outputs the tensors kept after an inference forward.
+	Loss    TensorID   `json:"loss"`
+	Outputs []TensorID `json:"outputs,omitempty"`
+	// Blocks is the number of checkpointable blocks (Op.Block < Blocks).
+	Blocks int `json:"blocks"`
+}
+
+// Tensor returns the tensor with the given id.
+func (g *Graph) Tensor(id TensorID) *Tensor { return &g.Tensors[id] }
+
+// ParamCount is the number of trainable parameter elements.
+func (g *Graph) ParamCount() int64 {
+	var n int64
+	for _, id := range g.Params {
+		n += g.Tensors[id].Numel()
+	}
+	return n
+}
+
+// ParamBytes is the bytes the parameters occupy (before allocator rounding).
+func (g *Graph) ParamBytes() int64 {
+	var n int64
+	for _, id := range g.Params {
+		n += g.Tensors[id].Bytes
+	}
+	return n
+}
+
+// Storage returns the tensor that owns id's memory (following aliases).
+func (g *Graph) Storage(id TensorID) TensorID {
+	for g.Tensors[id].Alias != NoTensor && g.Tensors[id].Alias != id {
+		id = g.Tensors[id].Alias
+	}
+	return id
+}
+
+// ShapeBytes multiplies dims by the element size, refusing overflow and
+// non-positive dims; name identifies the tensor in the error.
+func ShapeBytes(name string, shape []int64, dt DType) (int64, error) {
+	n := uint64(1)
+	for _, d := range shape {
+		if d <= 0 {
+			return 0, fmt.Errorf("tensor %s: dimension %d in %s is not positive", name, d, FormatShape(shape))
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > 1<<62 {
+			return 0, fmt.Errorf("tensor %s: shape %s overflows int64", name, FormatShape(shape))
+		}
+		n = lo
+	}
+	hi, lo := bits.Mul64(n, uint64(dt.Size()))
+	if hi != 0 || lo > 1<<62 {
+		return 0, fmt.Errorf("tensor %s: shape %s of %s overflows int64 bytes", name, FormatShape(shape), dt)
+	}
+	return int64(lo), nil
+}
+
+// FormatShape prints a shape as [a, b, c].
+func FormatShape(shape []int64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, d := range shape {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, d)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
