@@ -71,3 +71,5 @@ func ParseDType(s string) (DType, error) {
 	}
 	return DTypeInvalid, fmt.Errorf("unknown dtype %q (allowed: %s)", s, strings.Join(DTypeNames(), ", "))
 }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

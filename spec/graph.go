@@ -22,9 +22,10 @@ const (
 	RoleTemporary
 	RoleWorkspace
 	RoleOutput
+	RoleActivationGradient
 )
 
-var roleNames = [...]string{"invalid", "parameter", "gradient", "input", "activation", "saved", "autocast_copy", "optimizer_state", "temporary", "workspace", "output"}
+var roleNames = [...]string{"invalid", "parameter", "gradient", "input", "activation", "saved", "autocast_copy", "optimizer_state", "temporary", "workspace", "output", "activation_gradient"}
 
 // String returns the role's name as reports print it.
 func (r Role) String() string {
@@ -64,6 +65,9 @@ type Tensor struct {
 	// Alias, when not NoTensor, says this tensor shares the storage of another
 	// (a view, a reshape, an in-place result): it costs no memory of its own.
 	Alias TensorID `json:"alias,omitempty"`
+	// Cached marks a tensor a cache holds until the end of the forward (the
+	// autocast weight-cast cache), even when no later op reads it.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Numel is the number of elements.
@@ -122,6 +126,8 @@ type Op struct {
 	Matmul Matmul `json:"matmul,omitempty"`
 	// NoGrad marks ops outside autograd (index arithmetic, masks built without grad).
 	NoGrad bool `json:"no_grad,omitempty"`
+	// Flow says how the backward turns output gradients into input gradients.
+	Flow GradFlow `json:"flow,omitempty"`
 }
 
 // Graph is the expansion of a model: every tensor, and the ops in execution order.
@@ -130,12 +136,16 @@ type Graph struct {
 	Ops     []Op     `json:"ops"`
 	// Params lists the parameter tensors, in model.parameters() order.
 	Params []TensorID `json:"params"`
+	// Resident lists parameters and buffers in the order model.cuda() allocates them.
+	Resident []TensorID `json:"resident"`
 	// Inputs lists the batch tensors resident before the step.
 	Inputs []TensorID `json:"inputs"`
 	// Loss is the scalar the step keeps from the forward (training), and
 	// Outputs the tensors kept after an inference forward.
-	Loss    TensorID   `json:"loss"`
-	Outputs []TensorID `json:"outputs,omitempty"`
+	Loss TensorID `json:"loss"`
+	// LossGrad is torch.ones_like(loss), the seed of backward.
+	LossGrad TensorID   `json:"loss_grad"`
+	Outputs  []TensorID `json:"outputs,omitempty"`
 	// Blocks is the number of checkpointable blocks (Op.Block < Blocks).
 	Blocks int `json:"blocks"`
 }

@@ -1,0 +1,307 @@
+// Package estimate turns a spec.Graph, the training options and a GPU
+// profile into the event timeline of a training (or inference) step — the
+// first iteration and the steady state, phase by phase — and replays it
+// through the caching-allocator model of estimate/allocator to read
+// allocated, reserved and their peaks the way PyTorch reports them.
+package estimate
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/spec"
+)
+
+// Options tune an estimate.
+type Options struct {
+	// Version is written into the result.
+	Version string
+	// Timeline keeps every event in Result.Timeline (reports need it; sweeps do not).
+	Timeline bool
+	// Capacity, when > 0, makes the allocator fail like cudaMalloc past it.
+	Capacity int64
+}
+
+// ErrOutOfMemory is wrapped by Run's error when the step does not fit Options.Capacity.
+var errOutOfMemory = errors.New("out of memory")
+
+// IsOutOfMemory reports whether err is an estimate that ran out of device memory.
+func IsOutOfMemory(err error) bool {
+	var oom *allocator.OOMError
+	return errors.As(err, &oom) || errors.Is(err, errOutOfMemory)
+}
+
+// steadyIteration is the simulated step reported as iteration 2: the third,
+// once the allocator's cache has settled.
+const simulatedIterations = 3
+
+// Run estimates one model description.
+func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
+	s := newSim(m, g, p, opt)
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+// sim is the state of one simulated run.
+type sim struct {
+	m   *spec.Model
+	g   *spec.Graph
+	t   spec.Training
+	p   *calibrate.Profile
+	opt Options
+	a   *allocator.Allocator
+
+	train bool
+	// Per storage tensor: its block, remaining forward reads, and holds (saves, loss, cache).
+	block    []allocator.BlockID
+	isLive   []bool
+	uses     []int32
+	holds    []int32
+	savedCnt []int32 // how many ops save the storage (training)
+	role     []spec.Role
+
+	// grads maps an activation tensor to its gradient buffer (index into bufs).
+	grads []int32
+	bufs  []gradBuf
+	// paramGrads is the .grad block of each parameter that has one, in the
+	// order they were made.
+	paramGrads     map[spec.TensorID]allocator.BlockID
+	paramGradOrder []spec.TensorID
+
+	lv          *liveness
+	released    []bool
+	recomputed  []bool
+	heldOutputs []spec.TensorID
+	lossSeed    spec.TensorID
+
+	optState   []allocator.BlockID
+	workspaces map[string]allocator.BlockID
+
+	iteration int
+	phase     Phase
+	phaseRun  *PhaseRun
+	events    []Event
+	liveRole  [16]int64
+	iters     []IterationRun
+	curOp     string
+}
+
+type gradBuf struct {
+	block  allocator.BlockID
+	refs   int32
+	bytes  int64
+	tensor spec.TensorID
+}
+
+func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *sim {
+	n := len(g.Tensors)
+	cfg := allocator.Config{
+		ExpandableSegments:     m.Training.Allocator.ExpandableSegments,
+		MaxSplitSize:           m.Training.Allocator.MaxSplitSizeMB << 20,
+		RoundupPower2Divisions: m.Training.Allocator.RoundupPower2Divisions,
+		Capacity:               opt.Capacity,
+	}
+	s := &sim{m: m, g: g, t: m.Training, p: p, opt: opt, a: allocator.New(cfg),
+		train: m.Training.Mode == spec.ModeTrain,
+		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
+		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
+		paramGrads: map[spec.TensorID]allocator.BlockID{}, workspaces: map[string]allocator.BlockID{},
+	}
+	s.lossSeed = g.LossGrad
+	for i := range s.grads {
+		s.grads[i] = -1
+	}
+	s.lv = s.prepare()
+	return s
+}
+
+// storage follows aliases to the tensor that owns the memory.
+func (s *sim) storage(id spec.TensorID) spec.TensorID { return s.g.Storage(id) }
+
+// alloc allocates a tensor's storage and records the event.
+func (s *sim) alloc(id spec.TensorID, role spec.Role) error {
+	t := &s.g.Tensors[id]
+	blk, err := s.a.Malloc(t.Bytes, 0)
+	if err != nil {
+		return fmt.Errorf("allocating %s (%s, %d bytes) in %s of iteration %d: %w", t.Name, spec.FormatShape(t.Shape), t.Bytes, s.phase, s.iteration, err)
+	}
+	s.block[id] = blk
+	s.isLive[id] = true
+	s.role[id] = role
+	s.record(ActionAlloc, t.Name, role, s.a.BlockSize(blk))
+	return nil
+}
+
+// free releases a tensor's storage.
+func (s *sim) free(id spec.TensorID) {
+	if !s.isLive[id] {
+		return
+	}
+	size := s.a.BlockSize(s.block[id])
+	if err := s.a.Free(s.block[id]); err != nil {
+		panic(fmt.Sprintf("estimate: freeing %s: %v", s.g.Tensors[id].Name, err))
+	}
+	s.isLive[id] = false
+	s.record(ActionFree, s.g.Tensors[id].Name, s.role[id], size)
+}
+
+// allocRaw allocates bytes that belong to no graph tensor (workspaces, optimizer state).
+func (s *sim) allocRaw(name string, bytes int64, role spec.Role) (allocator.BlockID, error) {
+	blk, err := s.a.Malloc(bytes, 0)
+	if err != nil {
+		return 0, fmt.Errorf("allocating %s (%d bytes) in %s of iteration %d: %w", name, bytes, s.phase, s.iteration, err)
+	}
+	s.record(ActionAlloc, name, role, s.a.BlockSize(blk))
+	return blk, nil
+}
+
+func (s *sim) freeRaw(name string, blk allocator.BlockID, role spec.Role) {
+	size := s.a.BlockSize(blk)
+	if err := s.a.Free(blk); err != nil {
+		panic(fmt.Sprintf("estimate: freeing %s: %v", name, err))
+	}
+	s.record(ActionFree, name, role, size)
+}
+
+// record notes an event and tracks the phase peak.
+func (s *sim) record(act Action, tensor string, role spec.Role, size int64) {
+	if act == ActionAlloc {
+		s.liveRole[role] += size
+	} else {
+		s.liveRole[role] -= size
+	}
+	st := s.a.Stats()
+	pr := s.phaseRun
+	if pr == nil {
+		return
+	}
+	if s.opt.Timeline && s.keepEvents() {
+		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp, Tensor: tensor, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
+	}
+	if act == ActionAlloc && st.Allocated > pr.PeakAllocatedBytes {
+		pr.PeakAllocatedBytes = st.Allocated
+		pr.PeakOp = s.curOp
+		pr.PeakEvent = len(s.events) - 1
+		if pr.PeakByRole == nil {
+			pr.PeakByRole = map[string]int64{}
+		}
+		for r, b := range s.liveRole {
+			if b != 0 {
+				pr.PeakByRole[spec.Role(r).String()] = b
+			} else {
+				delete(pr.PeakByRole, spec.Role(r).String())
+			}
+		}
+	}
+}
+
+// keepEvents reports whether this iteration's events go into the timeline.
+func (s *sim) keepEvents() bool { return s.iteration == 1 || s.iteration == simulatedIterations }
+
+// reportedIteration maps the simulated iteration to the one reported (1 or 2).
+func (s *sim) reportedIteration() int {
+	if s.iteration == 1 {
+		return 1
+	}
+	return 2
+}
+
+func (s *sim) run() error {
+	// Before the step: the model moves to the GPU, then the batch.
+	for _, id := range s.g.Resident {
+		if err := s.alloc(id, spec.RoleParameter); err != nil {
+			return err
+		}
+	}
+	for _, id := range s.g.Inputs {
+		if err := s.alloc(id, spec.RoleInput); err != nil {
+			return err
+		}
+	}
+	for it := 1; it <= simulatedIterations; it++ {
+		s.iteration = it
+		ir := IterationRun{Iteration: s.reportedIteration()}
+		phases := []Phase{PhaseForward}
+		if s.train {
+			phases = append(phases, PhaseBackward, PhaseOptimizer, PhaseZeroGrad)
+		}
+		for _, ph := range phases {
+			s.beginPhase(ph)
+			var err error
+			switch ph {
+			case PhaseForward:
+				err = s.forward()
+			case PhaseBackward:
+				err = s.backward()
+			case PhaseOptimizer:
+				err = s.optimizerStep()
+			case PhaseZeroGrad:
+				s.zeroGrad()
+			}
+			if err != nil {
+				return err
+			}
+			ir.Phases = append(ir.Phases, s.endPhase())
+		}
+		if it == 1 || it == simulatedIterations {
+			s.iters = append(s.iters, ir)
+		}
+	}
+	return nil
+}
+
+func (s *sim) beginPhase(ph Phase) {
+	s.phase = ph
+	s.a.ResetPeakStats()
+	st := s.a.Stats()
+	s.phaseRun = &PhaseRun{Phase: ph, PeakAllocatedBytes: st.Allocated, PeakReservedBytes: st.Reserved, PeakEvent: len(s.events) - 1}
+	s.phaseRun.PeakByRole = map[string]int64{}
+	for r, b := range s.liveRole {
+		if b != 0 {
+			s.phaseRun.PeakByRole[spec.Role(r).String()] = b
+		}
+	}
+	s.curOp = ""
+}
+
+func (s *sim) endPhase() PhaseRun {
+	st := s.a.Stats()
+	pr := *s.phaseRun
+	pr.PeakAllocatedBytes = max(pr.PeakAllocatedBytes, st.AllocatedPeak)
+	pr.PeakReservedBytes = st.ReservedPeak
+	pr.EndAllocatedBytes = st.Allocated
+	pr.EndReservedBytes = st.Reserved
+	s.phaseRun = nil
+	return pr
+}
+
+// workspace allocates a library workspace once (cuBLAS per thread, cuBLASLt).
+func (s *sim) workspace(key string, bytes int64) error {
+	if _, ok := s.workspaces[key]; ok || bytes <= 0 {
+		return nil
+	}
+	blk, err := s.allocRaw(key, bytes, spec.RoleWorkspace)
+	if err != nil {
+		return err
+	}
+	s.workspaces[key] = blk
+	return nil
+}
+
+// matmulWorkspaces allocates the BLAS workspaces an op's GEMM needs on a thread.
+func (s *sim) matmulWorkspaces(op *spec.Op, thread string) error {
+	if op.Matmul == spec.MatmulNone {
+		return nil
+	}
+	if err := s.workspace("cublas workspace ("+thread+")", s.p.CublasWorkspaceBytes); err != nil {
+		return err
+	}
+	if op.Matmul == spec.MatmulCublasLt {
+		return s.workspace("cublasLt workspace ("+thread+")", s.p.CublasLtWorkspaceBytes)
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package estimate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// Unit sizes for people-facing notes.
+const (
+	mib = float64(1 << 20)
+	mb  = 1e6
+)
+
+// result assembles the Result from a finished simulation.
+func (s *sim) result() *Result {
+	g, p := s.g, s.p
+	r := &Result{
+		Name:       s.m.Name,
+		Version:    s.opt.Version,
+		Model:      ModelSummary{Parameters: g.ParamCount(), ParameterBytes: g.ParamBytes()},
+		GPU:        GPUSummary{Profile: p.Name, Name: p.GPUName, TotalBytes: p.TotalBytes, Calibrated: p.Calibrated},
+		Iterations: s.iters,
+		Timeline:   s.events,
+		Warnings:   []string{},
+	}
+	outside := p.OutsideAllocator(s.train)
+	var best *PhaseRun
+	bestIt := 0
+	maxReserved := int64(0)
+	for i := range r.Iterations {
+		for j := range r.Iterations[i].Phases {
+			ph := &r.Iterations[i].Phases[j]
+			if best == nil || ph.PeakAllocatedBytes > best.PeakAllocatedBytes {
+				best, bestIt = ph, r.Iterations[i].Iteration
+			}
+			maxReserved = max(maxReserved, ph.PeakReservedBytes)
+		}
+	}
+	if best != nil {
+		r.Peak = Peak{AllocatedBytes: best.PeakAllocatedBytes, ReservedBytes: maxReserved, DeviceUsedBytes: maxReserved + outside, Iteration: bestIt, Phase: best.Phase, Op: best.PeakOp}
+	}
+	r.Terms = s.terms(best)
+	r.Layers = s.layers()
+	r.Gaps = s.gaps(best, maxReserved, outside)
+	r.Inputs = s.inputs()
+	if !p.Calibrated {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("GPU profile %q is uncalibrated: its context and kernel figures are rules of thumb; run `memplan calibrate` on that GPU", p.Name))
+	}
+	if r.Peak.DeviceUsedBytes > p.TotalBytes && p.TotalBytes > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the predicted nvidia-smi peak %.1f GiB exceeds the GPU's %.1f GiB: this step would run out of memory", float64(r.Peak.DeviceUsedBytes)/(1<<30), float64(p.TotalBytes)/(1<<30)))
+	}
+	return r
+}
+
+func mibStr(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/mib) }
+
+// terms lists every contribution to memory, included or not, with its bytes.
+func (s *sim) terms(peak *PhaseRun) []Term {
+	g, t, p := s.g, s.t, s.p
+	pb := g.ParamBytes()
+	var gradBytes, stateBytes int64
+	if s.train {
+		gradBytes = pb
+		switch t.Optimizer {
+		case spec.OptimizerAdam, spec.OptimizerAdamW:
+			stateBytes = 2 * pb
+		case spec.OptimizerSGD:
+			if t.Momentum > 0 {
+				stateBytes = pb
+			}
+		}
+	}
+	var inputBytes, bufferBytes int64
+	for _, id := range g.Inputs {
+		inputBytes += g.Tensors[id].Bytes
+	}
+	for _, id := range g.Resident {
+		if !g.Tensors[id].RequiresGrad {
+			bufferBytes += g.Tensors[id].Bytes
+		}
+	}
+	at := func(role spec.Role) int64 {
+		if peak == nil {
+			return 0
+		}
+		return peak.PeakByRole[role.String()]
+	}
+	states := pb + gradBytes + stateBytes
+	terms := []Term{
+		{Name: "parameters", Bytes: pb, Included: true, Note: fmt.Sprintf("%d parameters, %s (%.1f MB)", g.ParamCount(), mibStr(pb), float64(pb)/mb)},
+	}
+	if bufferBytes > 0 {
+		terms = append(terms, Term{Name: "buffers", Bytes: bufferBytes, Included: true, Note: "non-trainable module state (running statistics, position ids)"})
+	}
+	terms = append(terms,
+		Term{Name: "gradients", Bytes: gradBytes, Included: s.train, Note: noteIf(s.train, "one .grad per parameter, in the parameter dtype, freed by zero_grad(set_to_none=True)", "inference: no gradients")},
+		Term{Name: "optimizer state", Bytes: stateBytes, Included: s.train && stateBytes > 0, Note: optimizerNote(t)},
+		Term{Name: "model states (parameters + gradients + optimizer state)", Bytes: states, Included: true, Note: fmt.Sprintf("%s = %.1f MB, before activations and allocator rounding", mibStr(states), float64(states)/mb)},
+		Term{Name: "inputs", Bytes: inputBytes, Included: true, Note: "the batch, resident on the GPU for the whole step"},
+		Term{Name: "saved activations (at the peak)", Bytes: at(spec.RoleSaved), Included: s.train, Note: "tensors autograd keeps for backward, live at the overall peak"},
+		Term{Name: "activations and their gradients (at the peak)", Bytes: at(spec.RoleActivation) + at(spec.RoleActivationGradient), Included: true, Note: "outputs not yet freed and gradient buffers of activations, live at the overall peak"},
+		Term{Name: "autocast copies (at the peak)", Bytes: at(spec.RoleAutocastCopy), Included: true, Note: "low-precision casts of fp32 weights cached by autocast"},
+		Term{Name: "temporaries (at the peak)", Bytes: at(spec.RoleTemporary), Included: true, Note: "op-internal buffers live at the peak (optimizer foreach copies, backward scratch)"},
+		Term{Name: "library workspaces", Bytes: s.workspaceBytes(), Included: true, Note: fmt.Sprintf("cuBLAS %s per thread that runs GEMMs (main, autograd), cuBLASLt %s for addmm with bias", mibStr(p.CublasWorkspaceBytes), mibStr(p.CublasLtWorkspaceBytes))},
+	)
+	if peak != nil {
+		st := s.a.Stats()
+		_ = st
+	}
+	terms = append(terms,
+		Term{Name: "CUDA context", Bytes: p.ContextBytes, Included: true, Note: "outside the allocator: nvidia-smi shows it, memory_reserved() does not"},
+		Term{Name: "library kernels", Bytes: s.kernelBytes(), Included: true, Note: "lazily loaded cuBLAS/cuDNN/PyTorch kernels, outside the allocator"},
+		Term{Name: "NCCL buffers", Bytes: 0, Included: false, Note: "single-process estimate: no process group"},
+		Term{Name: "other processes", Bytes: 0, Included: false, Note: "nvidia-smi's device total also counts other processes on the GPU"},
+		Term{Name: "dataloader pinned memory", Bytes: 0, Included: false, Note: "host memory, not on the GPU"},
+		Term{Name: "optimizer step counters", Bytes: 0, Included: false, Note: noteIf(t.OptimizerImpl == spec.ImplFused, "fused: one 512 B GPU block per parameter, counted in optimizer state", "foreach/for-loop keep `step` as a CPU scalar")},
+	)
+	return terms
+}
+
+func (s *sim) workspaceBytes() int64 {
+	var n int64
+	for _, blk := range s.workspaces {
+		n += s.a.BlockSize(blk)
+	}
+	return n
+}
+
+func (s *sim) kernelBytes() int64 {
+	if s.train {
+		return s.p.KernelBytes.Training
+	}
+	return s.p.KernelBytes.Inference
+}
+
+func noteIf(c bool, yes, no string) string {
+	if c {
+		return yes
+	}
+	return no
+}
+
+func optimizerNote(t spec.Training) string {
+	if t.Mode != spec.ModeTrain {
+		return "inference: no optimizer"
+	}
+	switch t.Optimizer {
+	case spec.OptimizerAdam, spec.OptimizerAdamW:
+		extra := map[spec.OptimizerImpl]string{
+			spec.ImplForeach: "; foreach adds one parameter-sized copy per dtype group inside step()",
+			spec.ImplFused:   "; fused: no step temporaries",
+			spec.ImplForLoop: "; for-loop: temporaries of one parameter at a time",
+		}[t.OptimizerImpl]
+		return fmt.Sprintf("%s: exp_avg + exp_avg_sq = 2 × parameters, created at the first step%s", t.Optimizer, extra)
+	case spec.OptimizerSGD:
+		if t.Momentum > 0 {
+			return "sgd with momentum: one momentum buffer per parameter, created at the first step"
+		}
+		return "sgd without momentum: no state"
+	}
+	return "no optimizer"
+}
+
+// layers sums parameters, gradients and saved bytes per top-level layer.
+func (s *sim) layers() []LayerRow {
+	g := s.g
+	rows := map[string]*LayerRow{}
+	var order []string
+	row := func(name string) *LayerRow {
+		if r, ok := rows[name]; ok {
+			return r
+		}
+		rows[name] = &LayerRow{Layer: name}
+		order = append(order, name)
+		return rows[name]
+	}
+	seenParam := map[spec.TensorID]bool{}
+	seenSaved := map[spec.TensorID]bool{}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		r := row(op.Layer)
+		r.Ops++
+		for _, p := range op.Params {
+			if seenParam[p] || !g.Tensors[p].RequiresGrad {
+				continue
+			}
+			seenParam[p] = true
+			r.Parameters += g.Tensors[p].Numel()
+			r.ParameterBytes += g.Tensors[p].Bytes
+			if s.train {
+				r.GradientBytes += g.Tensors[p].Bytes
+			}
+		}
+		if !s.train {
+			continue
+		}
+		for _, sv := range op.Saved {
+			st := g.Storage(sv)
+			if seenSaved[st] || g.Tensors[st].Role == spec.RoleParameter || g.Tensors[st].Role == spec.RoleInput {
+				continue
+			}
+			seenSaved[st] = true
+			r.SavedBytes += g.Tensors[st].Bytes
+		}
+	}
+	out := make([]LayerRow, 0, len(order))
+	for _, name := range order {
+		out = append(out, *rows[name])
+	}
+	return out
+}
+
+// gaps explains allocated vs reserved vs nvidia-smi at the peak.
+func (s *sim) gaps(peak *PhaseRun, reserved, outside int64) []Gap {
+	if peak == nil {
+		return nil
+	}
+	var gaps []Gap
+	st := s.a.Stats()
+	gaps = append(gaps, Gap{From: "allocated", To: "reserved", Bytes: reserved - peak.PeakAllocatedBytes,
+		Cause: fmt.Sprintf("segments the allocator holds: blocks rounded to 512 B, large blocks handed out whole when the remainder is ≤ 1 MiB, small requests in 2 MiB and mid-size ones in 20 MiB segments, and free blocks cached for reuse (inactive split now %s over %d segments); empty_cache() would release only whole free segments", mibStr(st.InactiveSplit), st.Segments)})
+	gaps = append(gaps, Gap{From: "reserved", To: "nvidia-smi", Bytes: outside,
+		Cause: fmt.Sprintf("outside the allocator: CUDA context %s and lazily loaded library kernels %s", mibStr(s.p.ContextBytes), mibStr(s.kernelBytes()))})
+	return gaps
+}
+
+func (s *sim) inputs() Inputs {
+	t, p := s.t, s.p
+	model := s.m.Architecture
+	if model == "" {
+		model = fmt.Sprintf("custom graph (%d layers)", len(s.m.Layers))
+	}
+	kv := []KeyValue{
+		{"mode", t.Mode.String()}, {"batch_size", fmt.Sprint(t.BatchSize)},
+	}
+	if t.SeqLen > 0 {
+		kv = append(kv, KeyValue{"seq_len", fmt.Sprint(t.SeqLen)})
+	}
+	if t.ImageSize > 0 {
+		kv = append(kv, KeyValue{"image_size", fmt.Sprint(t.ImageSize)})
+	}
+	kv = append(kv, KeyValue{"precision", t.Precision.String()})
+	if t.Mode == spec.ModeTrain {
+		kv = append(kv, KeyValue{"optimizer", t.Optimizer.String()}, KeyValue{"optimizer_impl", t.OptimizerImpl.String()},
+			KeyValue{"activation_checkpointing", fmt.Sprint(t.ActivationCheckpointing)})
+		if t.Optimizer == spec.OptimizerSGD {
+			kv = append(kv, KeyValue{"momentum", fmt.Sprint(t.Momentum)})
+		}
+	}
+	kv = append(kv, KeyValue{"attention", t.Attention.String()}, KeyValue{"expandable_segments", fmt.Sprint(t.Allocator.ExpandableSegments)})
+	gpu := []KeyValue{
+		{"profile", p.Name}, {"gpu", p.GPUName}, {"total memory", fmt.Sprintf("%.2f GiB", float64(p.TotalBytes)/(1<<30))},
+		{"CUDA context", mibStr(p.ContextBytes)}, {"library kernels (training / inference)", mibStr(p.KernelBytes.Training) + " / " + mibStr(p.KernelBytes.Inference)},
+		{"cuBLAS workspace", mibStr(p.CublasWorkspaceBytes)}, {"cuBLASLt workspace", mibStr(p.CublasLtWorkspaceBytes)},
+		{"calibrated", fmt.Sprint(p.Calibrated)}, {"provenance", p.Provenance.Source},
+	}
+	return Inputs{File: s.m.File, Model: model, Training: kv, GPU: gpu, Calibrated: p.Calibrated}
+}
+
+// SortedRoles returns a PeakByRole map's keys in a stable order.
+func SortedRoles(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return strings.Compare(keys[i], keys[j]) < 0
+	})
+	return keys
+}

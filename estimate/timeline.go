@@ -1,0 +1,558 @@
+package estimate
+
+import (
+	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/spec"
+)
+
+// liveness holds the per-storage counts that do not change between iterations.
+type liveness struct {
+	fwdUses []int32 // forward reads of each storage
+	perm    []bool  // resident: parameters, buffers, inputs
+	// blocks: first and last op of each checkpoint block, and the storages
+	// made outside the block that it reads (kept for the recompute).
+	blockFirst, blockLast []int
+	blockExt              [][]spec.TensorID
+	blockUses             [][]int32 // per block: reads inside the block of storages made inside it (indexed by position in blockLocal)
+	blockLocal            []map[spec.TensorID]int32
+}
+
+func (s *sim) checkpointed(op *spec.Op) bool {
+	return s.train && s.t.ActivationCheckpointing && op.Block >= 0
+}
+
+func (s *sim) prepare() *liveness {
+	n := len(s.g.Tensors)
+	lv := &liveness{fwdUses: make([]int32, n), perm: make([]bool, n)}
+	for _, id := range s.g.Resident {
+		lv.perm[id] = true
+	}
+	for _, id := range s.g.Inputs {
+		lv.perm[id] = true
+	}
+	for _, id := range s.g.Params {
+		lv.perm[id] = true
+	}
+	nb := s.g.Blocks
+	lv.blockFirst = make([]int, nb)
+	lv.blockLast = make([]int, nb)
+	lv.blockExt = make([][]spec.TensorID, nb)
+	lv.blockLocal = make([]map[spec.TensorID]int32, nb)
+	for i := range lv.blockFirst {
+		lv.blockFirst[i] = -1
+	}
+	for i := range s.g.Ops {
+		op := &s.g.Ops[i]
+		for _, in := range op.Inputs {
+			lv.fwdUses[s.storage(in)]++
+		}
+		if s.train && !op.NoGrad {
+			for _, sv := range op.Saved {
+				s.savedCnt[s.storage(sv)]++
+			}
+		}
+		if op.Block >= 0 {
+			b := op.Block
+			if lv.blockFirst[b] < 0 {
+				lv.blockFirst[b] = i
+				lv.blockLocal[b] = map[spec.TensorID]int32{}
+			}
+			lv.blockLast[b] = i
+		}
+	}
+	// External inputs and local reads of each block.
+	for b := 0; b < nb; b++ {
+		if lv.blockFirst[b] < 0 {
+			continue
+		}
+		seen := map[spec.TensorID]bool{}
+		for i := lv.blockFirst[b]; i <= lv.blockLast[b]; i++ {
+			op := &s.g.Ops[i]
+			reads := append(append([]spec.TensorID(nil), op.Inputs...), op.Saved...)
+			for _, in := range reads {
+				st := s.storage(in)
+				if lv.perm[st] {
+					continue
+				}
+				prod := s.g.Tensors[st].Op
+				if prod < lv.blockFirst[b] {
+					if !seen[st] {
+						seen[st] = true
+						lv.blockExt[b] = append(lv.blockExt[b], st)
+					}
+				}
+			}
+			for _, in := range op.Inputs {
+				st := s.storage(in)
+				if prod := s.g.Tensors[st].Op; prod >= lv.blockFirst[b] && !lv.perm[st] {
+					lv.blockLocal[b][st]++
+				}
+			}
+		}
+	}
+	return lv
+}
+
+// maybeFree frees a storage nobody reads or holds any more.
+func (s *sim) maybeFree(st spec.TensorID) {
+	if s.isLive[st] && !s.lv.perm[st] && s.uses[st] <= 0 && s.holds[st] <= 0 {
+		s.free(st)
+	}
+}
+
+func (s *sim) roleFor(st spec.TensorID) spec.Role {
+	r := s.g.Tensors[st].Role
+	if r == spec.RoleActivation && s.train && s.savedCnt[st] > 0 {
+		return spec.RoleSaved
+	}
+	return r
+}
+
+// execOp runs one op's forward: extras and outputs are allocated, temporaries
+// come and go, and reads are released.
+func (s *sim) execOp(i int, recompute bool) error {
+	op := &s.g.Ops[i]
+	s.curOp = op.Name
+	hold := s.train && !op.NoGrad && (recompute || !s.checkpointed(op))
+	for _, id := range op.Extra {
+		if err := s.alloc(id, spec.RoleSaved); err != nil {
+			return err
+		}
+	}
+	for _, id := range op.Outputs {
+		st := s.storage(id)
+		if st != id || s.isLive[st] {
+			continue
+		}
+		if err := s.alloc(id, s.roleFor(id)); err != nil {
+			return err
+		}
+		if s.g.Tensors[id].Cached {
+			s.holds[id]++
+		}
+	}
+	if !recompute {
+		if err := s.matmulWorkspaces(op, "main thread"); err != nil {
+			return err
+		}
+	}
+	for _, id := range op.Temps {
+		if err := s.alloc(id, spec.RoleTemporary); err != nil {
+			return err
+		}
+	}
+	for k := len(op.Temps) - 1; k >= 0; k-- {
+		s.free(op.Temps[k])
+	}
+	if hold {
+		for _, sv := range op.Saved {
+			s.holds[s.storage(sv)]++
+		}
+	}
+	for _, in := range op.Inputs {
+		st := s.storage(in)
+		s.uses[st]--
+		s.maybeFree(st)
+	}
+	for _, id := range op.Extra {
+		s.maybeFree(id)
+	}
+	for _, id := range op.Outputs {
+		s.maybeFree(s.storage(id))
+	}
+	return nil
+}
+
+func (s *sim) forward() error {
+	copy(s.uses, s.lv.fwdUses)
+	// An inference step keeps its outputs until the next forward has returned.
+	prevOutputs := s.heldOutputs
+	s.heldOutputs = nil
+	if s.train {
+		for b := range s.lv.blockExt {
+			if s.t.ActivationCheckpointing {
+				for _, st := range s.lv.blockExt[b] {
+					s.holds[st]++
+				}
+			}
+		}
+		if s.g.Loss != spec.NoTensor {
+			s.holds[s.storage(s.g.Loss)]++
+		}
+	} else {
+		for _, o := range s.g.Outputs {
+			s.holds[s.storage(o)]++
+		}
+	}
+	for i := range s.g.Ops {
+		if err := s.execOp(i, false); err != nil {
+			return err
+		}
+	}
+	s.curOp = "end of forward"
+	// The autocast cache is cleared when the autocast region exits.
+	for i := range s.g.Tensors {
+		if s.g.Tensors[i].Cached && s.holds[i] > 0 {
+			s.holds[i]--
+			s.maybeFree(spec.TensorID(i))
+		}
+	}
+	for _, o := range prevOutputs {
+		s.holds[o]--
+		s.maybeFree(o)
+	}
+	if !s.train {
+		for _, o := range s.g.Outputs {
+			s.heldOutputs = append(s.heldOutputs, s.storage(o))
+		}
+	}
+	return nil
+}
+
+// newBuf makes a gradient buffer holding tensor id's gradient.
+func (s *sim) newBuf(id spec.TensorID) (int32, error) {
+	if err := s.alloc(id, spec.RoleActivationGradient); err != nil {
+		return -1, err
+	}
+	s.bufs = append(s.bufs, gradBuf{block: s.block[id], refs: 1, bytes: s.g.Tensors[id].Bytes, tensor: id})
+	return int32(len(s.bufs) - 1), nil
+}
+
+func (s *sim) releaseBuf(b int32) {
+	s.bufs[b].refs--
+	if s.bufs[b].refs == 0 {
+		s.free(s.bufs[b].tensor)
+	}
+}
+
+// accumulate adds a gradient buffer into tensor t's input buffer, the way
+// autograd's InputBuffer does: in place into whichever side is not shared.
+func (s *sim) accumulate(t spec.TensorID, b int32) error {
+	if !s.g.Tensors[t].RequiresGrad {
+		s.releaseBuf(b)
+		return nil
+	}
+	old := s.grads[t]
+	switch {
+	case old < 0:
+		s.grads[t] = b
+	case s.bufs[old].refs == 1:
+		s.releaseBuf(b)
+	case s.bufs[b].refs == 1:
+		s.grads[t] = b
+		s.releaseBuf(old)
+	default:
+		nb, err := s.newBuf(s.bufs[old].tensor)
+		if err != nil {
+			return err
+		}
+		s.releaseBuf(old)
+		s.releaseBuf(b)
+		s.grads[t] = nb
+	}
+	return nil
+}
+
+// paramGrad hands a parameter's gradient to AccumulateGrad: the first one
+// becomes .grad; later ones are added in place and freed.
+func (s *sim) paramGrad(p spec.TensorID) error {
+	if !s.g.Tensors[p].RequiresGrad {
+		return nil
+	}
+	t := &s.g.Tensors[p]
+	if _, ok := s.paramGrads[p]; ok {
+		blk, err := s.allocRaw("grad("+t.Name+")", t.Bytes, spec.RoleGradient)
+		if err != nil {
+			return err
+		}
+		s.freeRaw("grad("+t.Name+")", blk, spec.RoleGradient)
+		return nil
+	}
+	blk, err := s.allocRaw(t.Name+".grad", t.Bytes, spec.RoleGradient)
+	if err != nil {
+		return err
+	}
+	s.paramGrads[p] = blk
+	s.paramGradOrder = append(s.paramGradOrder, p)
+	return nil
+}
+
+func (s *sim) releaseSaved(i int) {
+	if s.released[i] {
+		return
+	}
+	s.released[i] = true
+	op := &s.g.Ops[i]
+	if !s.train || op.NoGrad {
+		return
+	}
+	if s.checkpointed(op) && !s.recomputed[op.Block] {
+		return
+	}
+	for _, sv := range op.Saved {
+		st := s.storage(sv)
+		s.holds[st]--
+		s.maybeFree(st)
+	}
+}
+
+// recompute re-runs a checkpointed block's forward inside backward.
+func (s *sim) recompute(b int) error {
+	s.recomputed[b] = true
+	first, last := s.lv.blockFirst[b], s.lv.blockLast[b]
+	for st, n := range s.lv.blockLocal[b] {
+		s.uses[st] = n
+	}
+	for i := first; i <= last; i++ {
+		if err := s.execOp(i, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sim) backward() error {
+	if s.g.Loss == spec.NoTensor {
+		return nil
+	}
+	s.released = make([]bool, len(s.g.Ops))
+	s.recomputed = make([]bool, s.g.Blocks)
+	s.bufs = s.bufs[:0]
+	s.curOp = "loss.backward"
+	seed, err := s.newBuf(s.lossGradTensor())
+	if err != nil {
+		return err
+	}
+	s.grads[s.g.Loss] = seed
+	for i := len(s.g.Ops) - 1; i >= 0; i-- {
+		op := &s.g.Ops[i]
+		if s.checkpointed(op) && !s.recomputed[op.Block] {
+			if err := s.recompute(op.Block); err != nil {
+				return err
+			}
+		}
+		if err := s.backwardOp(i); err != nil {
+			return err
+		}
+		if s.checkpointed(op) && i == s.lv.blockFirst[op.Block] {
+			for _, st := range s.lv.blockExt[op.Block] {
+				s.holds[st]--
+				s.maybeFree(st)
+			}
+		}
+	}
+	s.curOp = "end of backward"
+	for i := range s.g.Ops {
+		s.releaseSaved(i)
+	}
+	for t, b := range s.grads {
+		if b >= 0 {
+			s.grads[t] = -1
+			s.releaseBuf(b)
+		}
+	}
+	// del loss
+	st := s.storage(s.g.Loss)
+	s.holds[st]--
+	s.maybeFree(st)
+	return nil
+}
+
+func (s *sim) backwardOp(i int) error {
+	op := &s.g.Ops[i]
+	if op.NoGrad {
+		return nil
+	}
+	var incoming []int32
+	for _, o := range op.Outputs {
+		if s.grads[o] >= 0 {
+			incoming = append(incoming, s.grads[o])
+			s.grads[o] = -1
+		}
+	}
+	if len(incoming) == 0 {
+		s.releaseSaved(i)
+		return nil
+	}
+	s.curOp = op.Name + " (backward)"
+	if err := s.matmulWorkspaces(op, "autograd thread"); err != nil {
+		return err
+	}
+	type pending struct {
+		t spec.TensorID
+		b int32
+	}
+	var out []pending
+	switch op.Flow {
+	case spec.GradPassThrough:
+		for _, in := range op.Inputs {
+			if s.g.Tensors[in].RequiresGrad {
+				s.bufs[incoming[0]].refs++
+				out = append(out, pending{in, incoming[0]})
+			}
+		}
+	case spec.GradNew:
+		for k, gid := range op.GradInputs {
+			if gid == spec.NoTensor {
+				continue
+			}
+			b, err := s.newBuf(gid)
+			if err != nil {
+				return err
+			}
+			out = append(out, pending{op.Inputs[k], b})
+		}
+	}
+	for _, p := range op.Params {
+		if err := s.paramGrad(p); err != nil {
+			return err
+		}
+	}
+	for _, id := range op.BackwardTemps {
+		if err := s.alloc(id, spec.RoleTemporary); err != nil {
+			return err
+		}
+	}
+	for k := len(op.BackwardTemps) - 1; k >= 0; k-- {
+		s.free(op.BackwardTemps[k])
+	}
+	for _, b := range incoming {
+		s.releaseBuf(b)
+	}
+	s.releaseSaved(i)
+	for _, p := range out {
+		if err := s.accumulate(p.t, p.b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lossGradTensor is the tensor standing for torch.ones_like(loss), the seed of backward.
+func (s *sim) lossGradTensor() spec.TensorID { return s.lossSeed }
+
+// optimizerStep runs opt.step(): lazily created state at the first step,
+// and the implementation's temporaries.
+func (s *sim) optimizerStep() error {
+	params := s.paramGradOrderByParams()
+	first := s.optState == nil
+	switch s.t.Optimizer {
+	case spec.OptimizerNone:
+		return nil
+	case spec.OptimizerAdam, spec.OptimizerAdamW:
+		if first {
+			s.optState = []allocator.BlockID{}
+			for _, p := range params {
+				t := &s.g.Tensors[p]
+				s.curOp = "optimizer init " + t.Name
+				if s.t.OptimizerImpl == spec.ImplFused {
+					if err := s.stateAlloc(t.Name+".step", 4); err != nil {
+						return err
+					}
+				}
+				if err := s.stateAlloc(t.Name+".exp_avg", t.Bytes); err != nil {
+					return err
+				}
+				if err := s.stateAlloc(t.Name+".exp_avg_sq", t.Bytes); err != nil {
+					return err
+				}
+			}
+		}
+		switch s.t.OptimizerImpl {
+		case spec.ImplForeach:
+			// _foreach_sqrt(exp_avg_sqs) makes one full copy per (device, dtype) group.
+			for _, group := range s.dtypeGroups(params) {
+				var tmp []allocator.BlockID
+				for _, p := range group {
+					t := &s.g.Tensors[p]
+					s.curOp = "optimizer _foreach_sqrt"
+					blk, err := s.allocRaw(t.Name+".exp_avg_sq_sqrt", t.Bytes, spec.RoleTemporary)
+					if err != nil {
+						return err
+					}
+					tmp = append(tmp, blk)
+				}
+				for k, blk := range tmp {
+					s.freeRaw(s.g.Tensors[group[k]].Name+".exp_avg_sq_sqrt", blk, spec.RoleTemporary)
+				}
+			}
+		case spec.ImplForLoop:
+			for _, p := range params {
+				t := &s.g.Tensors[p]
+				s.curOp = "optimizer " + t.Name
+				a, err := s.allocRaw(t.Name+".sqrt", t.Bytes, spec.RoleTemporary)
+				if err != nil {
+					return err
+				}
+				b, err := s.allocRaw(t.Name+".denom", t.Bytes, spec.RoleTemporary)
+				if err != nil {
+					return err
+				}
+				s.freeRaw(t.Name+".sqrt", a, spec.RoleTemporary)
+				s.freeRaw(t.Name+".denom", b, spec.RoleTemporary)
+			}
+		}
+	case spec.OptimizerSGD:
+		if first {
+			s.optState = []allocator.BlockID{}
+			if s.t.Momentum > 0 {
+				for _, p := range params {
+					t := &s.g.Tensors[p]
+					s.curOp = "optimizer momentum_buffer " + t.Name
+					if err := s.stateAlloc(t.Name+".momentum_buffer", t.Bytes); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (s *sim) stateAlloc(name string, bytes int64) error {
+	blk, err := s.allocRaw(name, bytes, spec.RoleOptimizerState)
+	if err != nil {
+		return err
+	}
+	s.optState = append(s.optState, blk)
+	return nil
+}
+
+// paramGradOrderByParams lists the parameters that have a gradient, in model.parameters() order.
+func (s *sim) paramGradOrderByParams() []spec.TensorID {
+	var out []spec.TensorID
+	for _, p := range s.g.Params {
+		if _, ok := s.paramGrads[p]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// dtypeGroups splits params by dtype, in order of first appearance (foreach groups).
+func (s *sim) dtypeGroups(params []spec.TensorID) [][]spec.TensorID {
+	var order []spec.DType
+	groups := map[spec.DType][]spec.TensorID{}
+	for _, p := range params {
+		dt := s.g.Tensors[p].DType
+		if _, ok := groups[dt]; !ok {
+			order = append(order, dt)
+		}
+		groups[dt] = append(groups[dt], p)
+	}
+	var out [][]spec.TensorID
+	for _, dt := range order {
+		out = append(out, groups[dt])
+	}
+	return out
+}
+
+// zeroGrad is opt.zero_grad(set_to_none=True): every .grad is freed.
+func (s *sim) zeroGrad() {
+	s.curOp = "zero_grad"
+	for _, p := range s.paramGradOrder {
+		s.freeRaw(s.g.Tensors[p].Name+".grad", s.paramGrads[p], spec.RoleGradient)
+		delete(s.paramGrads, p)
+	}
+	s.paramGradOrder = s.paramGradOrder[:0]
+}

@@ -1,0 +1,146 @@
+// Command memplan predicts, before a run, how much GPU memory one PyTorch
+// training (or inference) step takes — phase by phase, the way the CUDA
+// caching allocator (allocated, reserved, peak) and nvidia-smi report it.
+//
+// Usage:
+//
+//	memplan estimate FILE [--format text|json] [--gpu NAME|FILE] [-o report.html|.xlsx|.json|.txt]
+//	memplan shapes FILE [--format text|json]
+//	memplan alloc [--expandable] SIZE...
+//	memplan calibrate [-o FILE] [--device N]
+//	memplan version
+//
+// Exit codes: 0 ok, 1 invalid input or failed estimate, 2 usage.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// version is memplan's version, written into every result.
+const version = "0.1.0"
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitNoFit   = 3
+	usageHeader = `memplan predicts the GPU memory of one PyTorch training or inference step.
+
+usage: memplan <command> [arguments]
+
+commands:
+`
+)
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"estimate":  {"estimate a model description: phase peaks, terms, nvidia-smi", runEstimate},
+		"shapes":    {"list every tensor of the expansion, layer by layer", runShapes},
+		"alloc":     {"replay allocation sizes through the caching-allocator model", runAlloc},
+		"calibrate": {"measure this machine's GPU and write a profile (needs a GPU)", runCalibrate},
+		"version":   {"print the version", runVersion},
+	}
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the whole CLI, callable from tests.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := stdout
+		code := exitOK
+		if len(args) == 0 {
+			w, code = stderr, exitUsage
+		}
+		printUsage(w, cmds)
+		return code
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "memplan: unknown command %q\n", args[0])
+		printUsage(stderr, cmds)
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func printUsage(w io.Writer, cmds map[string]command) {
+	fmt.Fprint(w, usageHeader)
+	var names []string
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprint(w, "\nRun `memplan <command> --help` for a command's flags.\n")
+}
+
+// newFlags makes a FlagSet whose usage goes to stderr with the command's synopsis.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: memplan %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses flags that may come before or after positional arguments.
+// It returns the positionals, and an exit code >= 0 when the caller must stop.
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return nil, exitOK
+			}
+			return nil, exitUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, -1
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// fail prints a one-line error and returns exit code 1.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "memplan: %s\n", strings.TrimSpace(err.Error()))
+	return exitFailed
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("version", "", stderr)
+	pos, code := parseArgs(fs, args, stdout)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "memplan %s (models PyTorch 2.11 CUDA caching allocator, transformers 5.x, torchvision 0.26)\n", version)
+	return exitOK
+}

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/memplan/memplan/estimate"
+)
+
+// WriteText renders the terminal table: phases per iteration, the peak with
+// what sets it, the nvidia-smi figure, the terms and the warnings.
+func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
+	ew := &errWriter{w: w}
+	title := r.Name
+	if opt.Title != "" {
+		title = opt.Title
+	}
+	ew.printf("%s — memplan %s, GPU %s (profile %s)\n", title, r.Version, r.GPU.Name, r.GPU.Profile)
+	ew.printf("model: %d parameters, %s (%.1f MB)\n\n", r.Model.Parameters, MiB(r.Model.ParameterBytes), float64(r.Model.ParameterBytes)/1e6)
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "iteration\tphase\tpeak allocated\tpeak reserved\tend allocated\tend reserved\t")
+	for _, it := range r.Iterations {
+		label := fmt.Sprint(it.Iteration)
+		if it.Iteration == 2 {
+			label = "2 (steady)"
+		}
+		for _, ph := range it.Phases {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", label, ph.Phase, MiB(ph.PeakAllocatedBytes), MiB(ph.PeakReservedBytes), MiB(ph.EndAllocatedBytes), MiB(ph.EndReservedBytes))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	p := r.Peak
+	ew.printf("\npeak: %s allocated in iteration %d %s", Size(p.AllocatedBytes), p.Iteration, p.Phase)
+	if p.Op != "" {
+		ew.printf(" (at %s)", p.Op)
+	}
+	ew.printf("; %s reserved\n", Size(p.ReservedBytes))
+	ew.printf("nvidia-smi (process): %s", Size(p.DeviceUsedBytes))
+	if r.GPU.TotalBytes > 0 {
+		head := r.GPU.TotalBytes - p.DeviceUsedBytes
+		if head >= 0 {
+			ew.printf(" — fits %s with %s headroom (%.0f%%)", GiB(r.GPU.TotalBytes), GiB(head), 100*float64(head)/float64(r.GPU.TotalBytes))
+		} else {
+			ew.printf(" — does NOT fit %s: %s over", GiB(r.GPU.TotalBytes), GiB(-head))
+		}
+	}
+	ew.printf("\n")
+	if ph := peakPhase(r); ph != nil && len(ph.PeakByRole) > 0 {
+		var parts []string
+		for _, k := range estimate.SortedRoles(ph.PeakByRole) {
+			parts = append(parts, fmt.Sprintf("%s %s", k, MiB(ph.PeakByRole[k])))
+		}
+		ew.printf("live at the peak: %s\n", strings.Join(parts, ", "))
+	}
+	for _, g := range r.Gaps {
+		ew.printf("%s → %s: +%s: %s\n", g.From, g.To, MiB(g.Bytes), g.Cause)
+	}
+	ew.printf("\nterms:\n")
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	for _, t := range r.Terms {
+		mark := "included"
+		if !t.Included {
+			mark = "excluded"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", mark, t.Name, MiB(t.Bytes), t.Note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Warnings) > 0 {
+		ew.printf("\nwarnings:\n")
+		for _, w := range r.Warnings {
+			ew.printf("  - %s\n", w)
+		}
+	}
+	return ew.err
+}
+
+// peakPhase returns the phase run holding the overall allocated peak.
+func peakPhase(r *estimate.Result) *estimate.PhaseRun {
+	for i := range r.Iterations {
+		if r.Iterations[i].Iteration != r.Peak.Iteration {
+			continue
+		}
+		for j := range r.Iterations[i].Phases {
+			if r.Iterations[i].Phases[j].Phase == r.Peak.Phase {
+				return &r.Iterations[i].Phases[j]
+			}
+		}
+	}
+	return nil
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

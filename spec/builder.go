@@ -1,0 +1,292 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// GradFlow says how an op's backward produces its input gradients.
+type GradFlow int
+
+// Gradient flows: a new tensor per input (the default), the output gradient
+// passed through unchanged to every input (add, views), or none.
+const (
+	GradNew GradFlow = iota
+	GradPassThrough
+	GradNone
+)
+
+// Builder assembles a Graph op by op. Families and custom layers use it
+// through the op catalog (ops.go); it tracks the module scope, the current
+// layer and checkpoint block, requires-grad propagation and autocast casts.
+type Builder struct {
+	g        *Graph
+	t        Training
+	scope    []string
+	layer    string
+	block    int
+	err      error
+	castMemo map[TensorID]TensorID
+}
+
+// NewBuilder starts an empty graph for the given training setup.
+func NewBuilder(t Training) *Builder {
+	return &Builder{g: &Graph{Loss: NoTensor}, t: t, block: -1, castMemo: map[TensorID]TensorID{}}
+}
+
+// Training returns the setup the graph is built for.
+func (b *Builder) Training() Training { return b.t }
+
+// Train reports whether the graph is for training (autograd records).
+func (b *Builder) Train() bool { return b.t.Mode == ModeTrain }
+
+// Err returns the first error met while building.
+func (b *Builder) Err() error { return b.err }
+
+// Fail records an error (the first one wins).
+func (b *Builder) Fail(err error) {
+	if b.err == nil && err != nil {
+		b.err = err
+	}
+}
+
+// Push enters a module scope; names of later tensors and ops are prefixed with it.
+func (b *Builder) Push(name string) { b.scope = append(b.scope, name) }
+
+// Pop leaves the innermost module scope.
+func (b *Builder) Pop() { b.scope = b.scope[:len(b.scope)-1] }
+
+// Scoped runs fn inside the scope name.
+func (b *Builder) Scoped(name string, fn func()) {
+	b.Push(name)
+	defer b.Pop()
+	fn()
+}
+
+// Path returns the current module path with name appended.
+func (b *Builder) Path(name string) string {
+	parts := append(append([]string(nil), b.scope...), name)
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, ".")
+}
+
+// SetLayer sets the per-layer-table row later ops belong to.
+func (b *Builder) SetLayer(name string) { b.layer = name }
+
+// BeginBlock starts a checkpointable block; EndBlock ends it.
+func (b *Builder) BeginBlock() {
+	b.block = b.g.Blocks
+	b.g.Blocks++
+}
+
+// EndBlock ends the current checkpointable block.
+func (b *Builder) EndBlock() { b.block = -1 }
+
+func (b *Builder) newTensor(name string, shape []int64, dt DType, role Role) TensorID {
+	bytes, err := ShapeBytes(name, shape, dt)
+	if err != nil {
+		b.Fail(err)
+		bytes = 0
+	}
+	id := TensorID(len(b.g.Tensors))
+	b.g.Tensors = append(b.g.Tensors, Tensor{ID: id, Name: name, Shape: append([]int64(nil), shape...), DType: dt, Bytes: bytes, Role: role, Op: -1, Alias: NoTensor})
+	return id
+}
+
+// Param adds a trainable parameter (model.parameters() order is call order).
+func (b *Builder) Param(name string, shape []int64, dt DType) TensorID {
+	id := b.newTensor(b.Path(name), shape, dt, RoleParameter)
+	b.g.Tensors[id].RequiresGrad = true
+	b.g.Params = append(b.g.Params, id)
+	b.g.Resident = append(b.g.Resident, id)
+	return id
+}
+
+// Buffer adds a non-trainable resident tensor (running stats, position ids).
+func (b *Builder) Buffer(name string, shape []int64, dt DType) TensorID {
+	id := b.newTensor(b.Path(name), shape, dt, RoleParameter)
+	b.g.Resident = append(b.g.Resident, id)
+	return id
+}
+
+// Input adds a batch tensor, resident before the step.
+func (b *Builder) Input(name string, shape []int64, dt DType) TensorID {
+	id := b.newTensor(name, shape, dt, RoleInput)
+	b.g.Inputs = append(b.g.Inputs, id)
+	return id
+}
+
+// T returns a tensor by id.
+func (b *Builder) T(id TensorID) *Tensor { return &b.g.Tensors[id] }
+
+// Shape returns a copy of a tensor's shape.
+func (b *Builder) Shape(id TensorID) []int64 { return append([]int64(nil), b.g.Tensors[id].Shape...) }
+
+// DType returns a tensor's dtype.
+func (b *Builder) DType(id TensorID) DType { return b.g.Tensors[id].DType }
+
+// OpSpec describes one op for Emit. Outputs, Extra, Temps and BackwardTemps
+// are given as shapes and are created by Emit; Saved may name inputs,
+// params, and outputs/extras by index through SaveOut/SaveExtra.
+type OpSpec struct {
+	Kind    string
+	Name    string
+	Inputs  []TensorID
+	Params  []TensorID
+	Outputs []TensorSpec
+	Extra   []TensorSpec
+	Temps   []TensorSpec
+	// BackwardTemps are allocated in the op's backward after the input gradients.
+	BackwardTemps []TensorSpec
+	// Saved names saved inputs/params by id.
+	Saved []TensorID
+	// SaveOut and SaveExtra name saved outputs and extras by index.
+	SaveOut, SaveExtra []int
+	Matmul             Matmul
+	Flow               GradFlow
+	// NoGradInputs lists input indexes that get no gradient (indices, targets).
+	NoGradInputs []int
+	// AliasOut makes output i a view of input AliasOut[i] (-1: a new tensor).
+	AliasOut []int
+	// Cached marks outputs held until the end of the forward (autocast cache).
+	Cached bool
+	NoGrad bool
+}
+
+// TensorSpec is a tensor to create: name suffix, shape, dtype.
+type TensorSpec struct {
+	Name  string
+	Shape []int64
+	DType DType
+}
+
+// TS is shorthand for a TensorSpec.
+func TS(name string, dt DType, shape ...int64) TensorSpec {
+	return TensorSpec{Name: name, Shape: shape, DType: dt}
+}
+
+// Emit appends an op and returns its output tensors.
+func (b *Builder) Emit(s OpSpec) []TensorID {
+	if b.err != nil {
+		out := make([]TensorID, len(s.Outputs))
+		for i := range out {
+			out[i] = b.scratch()
+		}
+		return out
+	}
+	idx := len(b.g.Ops)
+	name := b.Path(s.Name)
+	op := Op{Name: name, Kind: s.Kind, Layer: b.layer, Block: b.block, Inputs: s.Inputs, Params: s.Params, Matmul: s.Matmul, NoGrad: s.NoGrad || !b.Train(), Flow: s.Flow}
+	if op.Layer == "" {
+		op.Layer = name
+	}
+	reqGrad := false
+	if !op.NoGrad {
+		for _, id := range s.Inputs {
+			reqGrad = reqGrad || b.g.Tensors[id].RequiresGrad
+		}
+		for _, id := range s.Params {
+			reqGrad = reqGrad || b.g.Tensors[id].RequiresGrad
+		}
+	}
+	mk := func(ts TensorSpec, role Role, suffix string) TensorID {
+		n := name + "." + suffix
+		if ts.Name != "" {
+			n = name + "." + ts.Name
+		}
+		id := b.newTensor(n, ts.Shape, ts.DType, role)
+		b.g.Tensors[id].Op = idx
+		return id
+	}
+	for i, ts := range s.Outputs {
+		var id TensorID
+		if i < len(s.AliasOut) && s.AliasOut[i] >= 0 {
+			id = mk(ts, RoleActivation, "out")
+			b.g.Tensors[id].Alias = b.g.Storage(s.Inputs[s.AliasOut[i]])
+		} else {
+			id = mk(ts, RoleActivation, "out")
+		}
+		b.g.Tensors[id].RequiresGrad = reqGrad && ts.DType.IsFloat()
+		b.g.Tensors[id].Cached = s.Cached
+		op.Outputs = append(op.Outputs, id)
+	}
+	if b.Train() && !op.NoGrad {
+		for _, ts := range s.Extra {
+			op.Extra = append(op.Extra, mk(ts, RoleSaved, "extra"))
+		}
+		op.Saved = append(op.Saved, s.Saved...)
+		for _, i := range s.SaveOut {
+			op.Saved = append(op.Saved, op.Outputs[i])
+		}
+		for _, i := range s.SaveExtra {
+			op.Saved = append(op.Saved, op.Extra[i])
+		}
+		for _, ts := range s.BackwardTemps {
+			op.BackwardTemps = append(op.BackwardTemps, mk(ts, RoleTemporary, "bwd_tmp"))
+		}
+		op.GradInputs = make([]TensorID, len(s.Inputs))
+		for i, in := range s.Inputs {
+			op.GradInputs[i] = NoTensor
+			t := b.g.Tensors[in]
+			if !t.RequiresGrad || op.Flow == GradNone || containsInt(s.NoGradInputs, i) {
+				continue
+			}
+			if op.Flow == GradNew {
+				op.GradInputs[i] = b.newTensor("grad("+t.Name+")", t.Shape, t.DType, RoleActivationGradient)
+				b.g.Tensors[op.GradInputs[i]].Op = idx
+			}
+		}
+		if !reqGrad {
+			op.Saved = nil
+			op.Extra = nil
+			op.BackwardTemps = nil
+		}
+	}
+	for _, ts := range s.Temps {
+		op.Temps = append(op.Temps, mk(ts, RoleTemporary, "tmp"))
+	}
+	b.g.Ops = append(b.g.Ops, op)
+	return op.Outputs
+}
+
+// scratch returns a placeholder tensor after an error, so callers can go on.
+func (b *Builder) scratch() TensorID {
+	if len(b.g.Tensors) == 0 {
+		b.newTensor("scratch", []int64{1}, FP32, RoleActivation)
+	}
+	return 0
+}
+
+func containsInt(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Finish validates and returns the graph; loss is the training scalar (or
+// NoTensor for inference), outputs what an inference forward keeps.
+func (b *Builder) Finish(loss TensorID, outputs ...TensorID) (*Graph, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	if len(b.g.Ops) == 0 {
+		return nil, fmt.Errorf("model expands to no ops")
+	}
+	b.g.Loss = loss
+	b.g.LossGrad = NoTensor
+	if loss != NoTensor {
+		lt := b.g.Tensors[loss]
+		// The backward seed, torch.ones_like(loss).
+		b.g.LossGrad = b.newTensor("grad(loss)", lt.Shape, lt.DType, RoleActivationGradient)
+	}
+	b.g.Outputs = outputs
+	return b.g, nil
+}

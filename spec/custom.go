@@ -1,0 +1,480 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// layerArgs lists each custom layer kind with the argument keys it allows.
+var layerArgs = map[string][]string{
+	"linear":                       {"in", "out", "bias"},
+	"embedding":                    {"num", "dim"},
+	"relu":                         {"inplace"},
+	"gelu":                         {"approximate"},
+	"silu":                         {},
+	"tanh":                         {},
+	"dropout":                      {"p"},
+	"layernorm":                    {"dim", "eps", "bias"},
+	"rmsnorm":                      {"dim", "eps"},
+	"softmax":                      {"dim"},
+	"conv2d":                       {"in", "out", "kernel", "stride", "padding", "dilation", "bias"},
+	"batchnorm2d":                  {"features", "eps", "momentum"},
+	"maxpool2d":                    {"kernel", "stride", "padding"},
+	"adaptive_avgpool2d":           {"output"},
+	"flatten":                      {},
+	"scaled_dot_product_attention": {"heads", "causal"},
+	"residual":                     nil,
+}
+
+// ExpandCustom expands a custom layer graph (model.inputs, layers, loss).
+func ExpandCustom(m *Model) (*Graph, error) {
+	t := m.Training
+	b := NewBuilder(t)
+	e := &customExpander{b: b, m: m}
+	inputs := map[string]TensorID{}
+	var first TensorID = NoTensor
+	for _, in := range m.Inputs {
+		shape, err := e.dims(in)
+		if err != nil {
+			return nil, err
+		}
+		id := b.Input(in.Name, shape, in.DType)
+		inputs[in.Name] = id
+		if first == NoTensor {
+			first = id
+		}
+	}
+	x := first
+	e.pdt = t.Precision.ParamDType()
+	if x2, ok := e.castInput(x); ok {
+		x = x2
+	}
+	var err error
+	x, err = e.layers(m.Layers, x, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	if t.Mode == ModeInference || m.Loss.Kind == "" {
+		return b.Finish(NoTensor, x)
+	}
+	target, err := e.target(inputs, first)
+	if err != nil {
+		return nil, err
+	}
+	b.SetLayer("loss")
+	var loss TensorID
+	switch m.Loss.Kind {
+	case "mse":
+		if fmt.Sprint(b.Shape(x)) != fmt.Sprint(b.Shape(target)) {
+			return nil, m.Loss.Pos.Errorf("mse loss: output shape %s differs from target %s shape %s", FormatShape(b.Shape(x)), m.Loss.Target, FormatShape(b.Shape(target)))
+		}
+		loss = b.MSELoss("mse_loss", x, target)
+	case "cross_entropy":
+		if b.DType(target).IsFloat() {
+			return nil, m.Loss.Pos.Errorf("cross_entropy loss: target is %s (allowed: an integer class-index input such as int64)", b.DType(target))
+		}
+		loss = b.CrossEntropy("cross_entropy", x, target)
+	}
+	return b.Finish(loss)
+}
+
+type customExpander struct {
+	b   *Builder
+	m   *Model
+	pdt DType
+}
+
+// castInput converts a float input to the parameter dtype for pure bf16/fp16 models.
+func (e *customExpander) castInput(x TensorID) (TensorID, bool) {
+	return x, false
+}
+
+func (e *customExpander) dims(in InputSpec) ([]int64, error) {
+	t := e.m.Training
+	var shape []int64
+	for _, d := range in.Shape {
+		switch d.Symbol {
+		case "":
+			shape = append(shape, d.N)
+		case "batch":
+			shape = append(shape, t.BatchSize)
+		case "seq":
+			if t.SeqLen == 0 {
+				return nil, d.Pos.Errorf("model.inputs.%s uses seq but training.seq_len is not set (allowed: set training.seq_len)", in.Name)
+			}
+			shape = append(shape, t.SeqLen)
+		case "image_size":
+			if t.ImageSize == 0 {
+				return nil, d.Pos.Errorf("model.inputs.%s uses image_size but training.image_size is not set (allowed: set training.image_size)", in.Name)
+			}
+			shape = append(shape, t.ImageSize)
+		}
+	}
+	if _, err := ShapeBytes("input "+in.Name, shape, in.DType); err != nil {
+		return nil, in.Pos.Errorf("%v", err)
+	}
+	return shape, nil
+}
+
+func (e *customExpander) target(inputs map[string]TensorID, first TensorID) (TensorID, error) {
+	name := e.m.Loss.Target
+	if name == "" {
+		for _, n := range []string{"y", "labels", "target"} {
+			if _, ok := inputs[n]; ok {
+				name = n
+				break
+			}
+		}
+	}
+	if name == "" {
+		for _, in := range e.m.Inputs {
+			if inputs[in.Name] != first {
+				name = in.Name
+				break
+			}
+		}
+	}
+	id, ok := inputs[name]
+	if !ok || id == first {
+		return NoTensor, e.m.Loss.Pos.Errorf("loss target %q is not an input (allowed: an input other than the first, named by model.loss.target; y by default)", name)
+	}
+	return id, nil
+}
+
+// arg helpers read a layer argument with its position.
+func (e *customExpander) argInt(ls LayerSpec, key string, def int64, required bool) (int64, error) {
+	v, ok := ls.Args[key]
+	if !ok {
+		if required {
+			return 0, ls.Pos.Errorf("%s: missing %q (allowed keys: %v)", ls.Kind, key, layerArgs[ls.Kind])
+		}
+		return def, nil
+	}
+	n, isInt := v.V.(int64)
+	if !isInt || n < 0 || (n == 0 && key != "padding") || n > 1<<40 {
+		return 0, v.Pos.Errorf("%s.%s: want a positive integer, got %v", ls.Kind, key, v.V)
+	}
+	return n, nil
+}
+
+func (e *customExpander) argFloat(ls LayerSpec, key string, def, lo, hi float64) (float64, error) {
+	v, ok := ls.Args[key]
+	if !ok {
+		return def, nil
+	}
+	var f float64
+	switch x := v.V.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return 0, v.Pos.Errorf("%s.%s: want a number, got %v", ls.Kind, key, v.V)
+	}
+	if f < lo || f > hi {
+		return 0, v.Pos.Errorf("%s.%s: %g is out of range (allowed: %g to %g)", ls.Kind, key, f, lo, hi)
+	}
+	return f, nil
+}
+
+func (e *customExpander) argBool(ls LayerSpec, key string, def bool) (bool, error) {
+	v, ok := ls.Args[key]
+	if !ok {
+		return def, nil
+	}
+	x, isBool := v.V.(bool)
+	if !isBool {
+		return false, v.Pos.Errorf("%s.%s: want true or false, got %v", ls.Kind, key, v.V)
+	}
+	return x, nil
+}
+
+func (e *customExpander) argEnum(ls LayerSpec, key, def string, allowed []string) (string, error) {
+	v, ok := ls.Args[key]
+	if !ok {
+		return def, nil
+	}
+	s, _ := v.V.(string)
+	if !contains(allowed, s) {
+		return "", v.Pos.Errorf("%s.%s: unknown value %v (allowed: %s)", ls.Kind, key, v.V, allowedList(allowed))
+	}
+	return s, nil
+}
+
+// layers expands a list of layers on x, naming modules like nn.Sequential.
+func (e *customExpander) layers(list []LayerSpec, x TensorID, prefix string) (TensorID, error) {
+	for i, ls := range list {
+		name := strconv.Itoa(i)
+		if prefix != "" {
+			name = prefix + "." + name
+		}
+		var err error
+		x, err = e.layer(ls, x, name)
+		if err != nil {
+			return x, err
+		}
+		if err := e.b.Err(); err != nil {
+			return x, ls.Pos.Errorf("%v", err)
+		}
+	}
+	return x, nil
+}
+
+func (e *customExpander) lastDim(ls LayerSpec, x TensorID, key string, want int64) error {
+	s := e.b.Shape(x)
+	if s[len(s)-1] != want {
+		return ls.Pos.Errorf("%s: %s is %d but the input's last dim is %d (shape %s)", ls.Kind, key, want, s[len(s)-1], FormatShape(s))
+	}
+	return nil
+}
+
+func (e *customExpander) need4D(ls LayerSpec, x TensorID) error {
+	if s := e.b.Shape(x); len(s) != 4 {
+		return ls.Pos.Errorf("%s: needs a 4-d input [batch, channels, height, width], got %s", ls.Kind, FormatShape(s))
+	}
+	return nil
+}
+
+func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID, error) {
+	b := e.b
+	if e.prefixDepth(name) == 1 {
+		b.SetLayer(name)
+	}
+	pdt := e.pdt
+	switch ls.Kind {
+	case "linear":
+		in, err := e.argInt(ls, "in", 0, true)
+		if err != nil {
+			return x, err
+		}
+		out, err := e.argInt(ls, "out", 0, true)
+		if err != nil {
+			return x, err
+		}
+		bias, err := e.argBool(ls, "bias", true)
+		if err != nil {
+			return x, err
+		}
+		if err := e.lastDim(ls, x, "in", in); err != nil {
+			return x, err
+		}
+		var w, bb TensorID = NoTensor, NoTensor
+		b.Scoped(name, func() {
+			w = b.Param("weight", []int64{out, in}, pdt)
+			if bias {
+				bb = b.Param("bias", []int64{out}, pdt)
+			}
+		})
+		return b.Linear(name, x, w, bb), nil
+	case "embedding":
+		num, err := e.argInt(ls, "num", 0, true)
+		if err != nil {
+			return x, err
+		}
+		dim, err := e.argInt(ls, "dim", 0, true)
+		if err != nil {
+			return x, err
+		}
+		if b.DType(x).IsFloat() {
+			return x, ls.Pos.Errorf("embedding: input is %s (allowed: integer indices such as int64)", b.DType(x))
+		}
+		var w TensorID
+		b.Scoped(name, func() { w = b.Param("weight", []int64{num, dim}, pdt) })
+		return b.Embedding(name, x, w), nil
+	case "relu":
+		inplace, err := e.argBool(ls, "inplace", false)
+		return b.ReLU(name, x, inplace), err
+	case "gelu":
+		a, err := e.argEnum(ls, "approximate", "none", []string{"none", "tanh"})
+		return b.GELU(name, x, a == "tanh"), err
+	case "silu":
+		return b.SiLU(name, x), nil
+	case "tanh":
+		return b.Tanh(name, x), nil
+	case "dropout":
+		p, err := e.argFloat(ls, "p", 0.5, 0, 1)
+		return b.Dropout(name, x, p), err
+	case "layernorm", "rmsnorm":
+		dim, err := e.argInt(ls, "dim", 0, true)
+		if err != nil {
+			return x, err
+		}
+		if _, err := e.argFloat(ls, "eps", 1e-5, 0, 1); err != nil {
+			return x, err
+		}
+		if err := e.lastDim(ls, x, "dim", dim); err != nil {
+			return x, err
+		}
+		if ls.Kind == "rmsnorm" {
+			var w TensorID
+			b.Scoped(name, func() { w = b.Param("weight", []int64{dim}, pdt) })
+			return b.RMSNorm(name, x, w), nil
+		}
+		bias, err := e.argBool(ls, "bias", true)
+		if err != nil {
+			return x, err
+		}
+		var w, bb TensorID = NoTensor, NoTensor
+		b.Scoped(name, func() {
+			w = b.Param("weight", []int64{dim}, pdt)
+			if bias {
+				bb = b.Param("bias", []int64{dim}, pdt)
+			}
+		})
+		return b.LayerNorm(name, x, w, bb), nil
+	case "softmax":
+		if _, err := e.argFloat(ls, "dim", -1, -8, 8); err != nil {
+			return x, err
+		}
+		return b.Softmax(name, x), nil
+	case "conv2d":
+		if err := e.need4D(ls, x); err != nil {
+			return x, err
+		}
+		in, err := e.argInt(ls, "in", 0, true)
+		if err != nil {
+			return x, err
+		}
+		out, err := e.argInt(ls, "out", 0, true)
+		if err != nil {
+			return x, err
+		}
+		k, err := e.argInt(ls, "kernel", 0, true)
+		if err != nil {
+			return x, err
+		}
+		stride, err := e.argInt(ls, "stride", 1, false)
+		if err != nil {
+			return x, err
+		}
+		pad, err := e.argInt(ls, "padding", 0, false)
+		if err != nil {
+			return x, err
+		}
+		dil, err := e.argInt(ls, "dilation", 1, false)
+		if err != nil {
+			return x, err
+		}
+		bias, err := e.argBool(ls, "bias", true)
+		if err != nil {
+			return x, err
+		}
+		if c := b.Shape(x)[1]; c != in {
+			return x, ls.Pos.Errorf("conv2d: in is %d but the input has %d channels (shape %s)", in, c, FormatShape(b.Shape(x)))
+		}
+		var w, bb TensorID = NoTensor, NoTensor
+		b.Scoped(name, func() {
+			w = b.Param("weight", []int64{out, in, k, k}, pdt)
+			if bias {
+				bb = b.Param("bias", []int64{out}, pdt)
+			}
+		})
+		return b.Conv2d(name, x, w, bb, Conv2dArgs{Kernel: k, Stride: stride, Padding: pad, Dilation: dil, Groups: 1}), nil
+	case "batchnorm2d":
+		if err := e.need4D(ls, x); err != nil {
+			return x, err
+		}
+		f, err := e.argInt(ls, "features", 0, true)
+		if err != nil {
+			return x, err
+		}
+		if _, err := e.argFloat(ls, "eps", 1e-5, 0, 1); err != nil {
+			return x, err
+		}
+		if _, err := e.argFloat(ls, "momentum", 0.1, 0, 1); err != nil {
+			return x, err
+		}
+		if c := b.Shape(x)[1]; c != f {
+			return x, ls.Pos.Errorf("batchnorm2d: features is %d but the input has %d channels", f, c)
+		}
+		var w, bb, rm, rv TensorID
+		b.Scoped(name, func() {
+			w = b.Param("weight", []int64{f}, pdt)
+			bb = b.Param("bias", []int64{f}, pdt)
+			rm = b.Buffer("running_mean", []int64{f}, pdt)
+			rv = b.Buffer("running_var", []int64{f}, pdt)
+			b.Buffer("num_batches_tracked", []int64{}, Int64)
+		})
+		return b.BatchNorm2d(name, x, w, bb, rm, rv), nil
+	case "maxpool2d":
+		if err := e.need4D(ls, x); err != nil {
+			return x, err
+		}
+		k, err := e.argInt(ls, "kernel", 0, true)
+		if err != nil {
+			return x, err
+		}
+		stride, err := e.argInt(ls, "stride", k, false)
+		if err != nil {
+			return x, err
+		}
+		pad, err := e.argInt(ls, "padding", 0, false)
+		if err != nil {
+			return x, err
+		}
+		return b.MaxPool2d(name, x, k, stride, pad), nil
+	case "adaptive_avgpool2d":
+		if err := e.need4D(ls, x); err != nil {
+			return x, err
+		}
+		o, err := e.argInt(ls, "output", 1, false)
+		return b.AdaptiveAvgPool2d(name, x, o, o), err
+	case "flatten":
+		s := b.Shape(x)
+		if len(s) < 2 {
+			return x, ls.Pos.Errorf("flatten: needs at least a 2-d input, got %s", FormatShape(s))
+		}
+		n := int64(1)
+		for _, d := range s[1:] {
+			n *= d
+		}
+		return b.View(name, x, s[0], n), nil
+	case "scaled_dot_product_attention":
+		heads, err := e.argInt(ls, "heads", 0, true)
+		if err != nil {
+			return x, err
+		}
+		causal, err := e.argBool(ls, "causal", false)
+		if err != nil {
+			return x, err
+		}
+		s := b.Shape(x)
+		if len(s) != 3 || s[2]%(3*heads) != 0 {
+			return x, ls.Pos.Errorf("scaled_dot_product_attention: needs a [batch, seq, 3*dim] fused q/k/v input with dim divisible by heads (%d), got %s", heads, FormatShape(s))
+		}
+		d := s[2] / 3
+		hd := d / heads
+		var out TensorID
+		b.Scoped(name, func() {
+			qkv := b.Split("split_heads", x, 3, []int64{s[0], heads, s[1], hd})
+			o := b.SDPA("sdpa", qkv[0], qkv[1], qkv[2], NoTensor, causal)
+			out = b.Contiguous("merge_heads", o, s[0], s[1], d)
+		})
+		return out, nil
+	case "residual":
+		b.BeginBlock()
+		y, err := e.layers(ls.Children, x, name)
+		b.EndBlock()
+		if err != nil {
+			return x, err
+		}
+		if fmt.Sprint(b.Shape(y)) != fmt.Sprint(b.Shape(x)) {
+			return x, ls.Pos.Errorf("residual: the block maps %s to %s (allowed: a block that keeps the shape)", FormatShape(b.Shape(x)), FormatShape(b.Shape(y)))
+		}
+		return b.Add(name+".add", x, y), nil
+	}
+	return x, ls.Pos.Errorf("unknown layer kind %q (allowed: %s)", ls.Kind, allowedList(LayerKinds()))
+}
+
+func (e *customExpander) prefixDepth(name string) int {
+	n := 1
+	for _, c := range name {
+		if c == '.' {
+			n++
+		}
+	}
+	return n
+}

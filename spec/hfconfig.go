@@ -1,0 +1,67 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// loadHFConfig reads model.hf_config (a transformers config.json), relative
+// to the description's folder, into Architecture and Config. JSON is read with
+// the YAML decoder so that errors inside it carry file:line:col too.
+func (m *Model) loadHFConfig() error {
+	if m.HFConfig == "" {
+		return nil
+	}
+	at := m.At("model.hf_config")
+	path := m.HFConfig
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(m.File), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return at.Errorf("model.hf_config: cannot read %s: %v (allowed: a path to a transformers config.json, relative to this file)", m.HFConfig, unwrapPathError(err))
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return yamlError(path, err)
+	}
+	d := &decoder{file: path}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if err := d.checkTree(root, 0); err != nil {
+		return err
+	}
+	v, err := d.value(root)
+	if err != nil {
+		return err
+	}
+	cfg, ok := v.V.(map[string]Value)
+	if !ok {
+		return Pos{path, 1, 1}.Errorf("config.json is not a JSON object (allowed: a transformers config.json)")
+	}
+	archs, ok := cfg["architectures"]
+	list, isList := archs.V.([]Value)
+	if !ok || !isList || len(list) == 0 {
+		return Pos{path, 1, 1}.Errorf("config.json has no \"architectures\" list (allowed: a transformers config.json naming its model class)")
+	}
+	name, isStr := list[0].V.(string)
+	if !isStr {
+		return list[0].Pos.Errorf("architectures[0] is not a class name")
+	}
+	m.Architecture = name
+	m.Pos["model.architecture"] = list[0].Pos
+	delete(cfg, "architectures")
+	m.Config = cfg
+	return nil
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

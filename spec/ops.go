@@ -1,0 +1,467 @@
+package spec
+
+// The op catalog: what each PyTorch op allocates in forward, keeps for
+// backward and allocates in backward (see PYTORCH-MEMORY.md §4). Every
+// function appends ops to the Builder and returns the op's output.
+
+// ScalarShape is the shape of a 0-d tensor (one element).
+var scalarShape = []int64{}
+
+// withLast returns shape with its last dim replaced by d.
+func withLast(shape []int64, d int64) []int64 {
+	out := append([]int64(nil), shape...)
+	out[len(out)-1] = d
+	return out
+}
+
+// rows is the product of all dims but the last.
+func rows(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape[:len(shape)-1] {
+		n *= d
+	}
+	return n
+}
+
+// autocastDType returns the lower-precision dtype of autocast, if active.
+func (b *Builder) autocastDType() (DType, bool) { return b.t.Precision.Autocast() }
+
+// Cast is x.to(dt): a copy when the dtype differs (autocast's input casts).
+// Its backward converts the gradient back to x's dtype.
+func (b *Builder) Cast(name string, x TensorID, dt DType) TensorID {
+	if b.DType(x) == dt {
+		return x
+	}
+	return b.Emit(OpSpec{Kind: "to_copy", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", dt, b.Shape(x)...)}})[0]
+}
+
+// CastParam is autocast's cached cast of an fp32 parameter: made once per
+// forward, held by the cache until the forward ends and by backward while saved.
+func (b *Builder) CastParam(w TensorID, dt DType) TensorID {
+	if b.DType(w) == dt {
+		return w
+	}
+	if c, ok := b.castMemo[w]; ok {
+		return c
+	}
+	name := b.g.Tensors[w].Name + ".autocast"
+	out := b.Emit(OpSpec{Kind: "to_copy", Name: "", Params: []TensorID{w}, Outputs: []TensorSpec{{Name: "autocast", Shape: b.Shape(w), DType: dt}}, Cached: true})[0]
+	b.g.Tensors[out].Role = RoleAutocastCopy
+	b.g.Tensors[out].Name = name
+	b.g.Ops[len(b.g.Ops)-1].Name = name
+	b.castMemo[w] = out
+	return out
+}
+
+// ResetAutocastCache forgets cached casts (a new autocast region, e.g. a checkpoint recompute).
+func (b *Builder) ResetAutocastCache() { b.castMemo = map[TensorID]TensorID{} }
+
+// matmulIn applies autocast to a matmul operand.
+func (b *Builder) matmulIn(x TensorID, name string) TensorID {
+	dt, ok := b.autocastDType()
+	if !ok || !b.DType(x).IsFloat() || b.DType(x) == dt {
+		return x
+	}
+	if b.g.Tensors[x].Role == RoleParameter {
+		return b.CastParam(x, dt)
+	}
+	return b.Cast(name, x, dt)
+}
+
+// fp32In applies autocast's fp32 policy (layer_norm, softmax, losses).
+func (b *Builder) fp32In(x TensorID, name string) TensorID {
+	if _, ok := b.autocastDType(); !ok || b.DType(x) == FP32 || !b.DType(x).IsFloat() {
+		return x
+	}
+	return b.Cast(name, x, FP32)
+}
+
+// Linear is F.linear(x, w, bias): a GEMM (addmm through cuBLASLt when there
+// is a bias). Saves x (for the weight grad) and w (for the input grad).
+func (b *Builder) Linear(name string, x, w, bias TensorID) TensorID {
+	x = b.matmulIn(x, name+".input_cast")
+	w = b.matmulIn(w, "")
+	if bias != NoTensor {
+		bias = b.matmulIn(bias, "")
+	}
+	out := withLast(b.Shape(x), b.Shape(w)[0])
+	in := []TensorID{x}
+	var params []TensorID
+	// Autocast copies of parameters are activations (their grads flow to the cast op).
+	for _, p := range []TensorID{w, bias} {
+		if p == NoTensor {
+			continue
+		}
+		if b.g.Tensors[p].Role == RoleParameter {
+			params = append(params, p)
+		} else {
+			in = append(in, p)
+		}
+	}
+	mm := MatmulCublas
+	if bias != NoTensor {
+		mm = MatmulCublasLt
+	}
+	return b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, w}, Matmul: mm})[0]
+}
+
+// Embedding looks rows of w up by integer indices; saves the indices.
+func (b *Builder) Embedding(name string, idx, w TensorID) TensorID {
+	shape := append(b.Shape(idx), b.Shape(w)[1])
+	n := b.T(idx).Numel()
+	return b.Emit(OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
+		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx},
+		// embedding_dense_backward sorts the indices: int64 copies of them.
+		BackwardTemps: []TensorSpec{TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n)}})[0]
+}
+
+// ReLU saves its output; in place it writes over x.
+func (b *Builder) ReLU(name string, x TensorID, inplace bool) TensorID {
+	s := OpSpec{Kind: "relu", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, SaveOut: []int{0}}
+	if inplace {
+		s.AliasOut = []int{0}
+	}
+	return b.Emit(s)[0]
+}
+
+// GELU (exact or tanh) saves its input.
+func (b *Builder) GELU(name string, x TensorID, tanh bool) TensorID {
+	kind := "gelu"
+	if tanh {
+		kind = "gelu_tanh"
+	}
+	return b.Emit(OpSpec{Kind: kind, Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, Saved: []TensorID{x}})[0]
+}
+
+// SiLU saves its input.
+func (b *Builder) SiLU(name string, x TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "silu", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, Saved: []TensorID{x}})[0]
+}
+
+// Tanh saves its output.
+func (b *Builder) Tanh(name string, x TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "tanh", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, SaveOut: []int{0}})[0]
+}
+
+// Mul multiplies elementwise and saves both operands (those that need it).
+func (b *Builder) Mul(name string, x, y TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "mul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", promote(b.DType(x), b.DType(y)), broadcast(b.Shape(x), b.Shape(y))...)}, Saved: []TensorID{x, y}})[0]
+}
+
+// Scale multiplies by a Python scalar: nothing saved.
+func (b *Builder) Scale(name string, x TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "mul_scalar", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}})[0]
+}
+
+// Pow raises to a scalar power; saves its input.
+func (b *Builder) Pow(name string, x TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "pow", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, Saved: []TensorID{x}})[0]
+}
+
+// Add adds two tensors (a residual join); nothing saved; the gradient passes
+// to both inputs unchanged.
+func (b *Builder) Add(name string, x, y TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "add", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", promote(b.DType(x), b.DType(y)), broadcast(b.Shape(x), b.Shape(y))...)}, Flow: GradPassThrough})[0]
+}
+
+// AddScalar adds a scalar (x + 1.0): a new tensor; gradient passes through.
+func (b *Builder) AddScalar(name string, x TensorID) TensorID {
+	return b.Emit(OpSpec{Kind: "add_scalar", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, Flow: GradPassThrough})[0]
+}
+
+// View reshapes or transposes without copying: no memory, gradient passes through.
+func (b *Builder) View(name string, x TensorID, shape ...int64) TensorID {
+	return b.Emit(OpSpec{Kind: "view", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, AliasOut: []int{0}, Flow: GradPassThrough})[0]
+}
+
+// Split returns n views of x with the given shape (x.split / chunk, then
+// view and transpose). The backward concatenates the gradients into one
+// new tensor shaped like x.
+func (b *Builder) Split(name string, x TensorID, n int, shape []int64) []TensorID {
+	outs := make([]TensorSpec, n)
+	alias := make([]int, n)
+	for i := range outs {
+		outs[i] = TensorSpec{Name: sprintf("out%d", i), Shape: shape, DType: b.DType(x)}
+	}
+	return b.Emit(OpSpec{Kind: "split", Name: name, Inputs: []TensorID{x}, Outputs: outs, AliasOut: alias})
+}
+
+// Contiguous copies a non-contiguous view (reshape after transpose).
+func (b *Builder) Contiguous(name string, x TensorID, shape ...int64) TensorID {
+	return b.Emit(OpSpec{Kind: "clone", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, Flow: GradPassThrough})[0]
+}
+
+// Dropout with p > 0 in training keeps a bool mask (1 byte per element).
+func (b *Builder) Dropout(name string, x TensorID, p float64) TensorID {
+	if p <= 0 || !b.Train() {
+		return x
+	}
+	return b.Emit(OpSpec{Kind: "dropout", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)},
+		Extra: []TensorSpec{TS("mask", Bool, b.Shape(x)...)}, SaveExtra: []int{0}})[0]
+}
+
+// LayerNorm saves input, weight, bias and fp32 mean and rstd of shape [..., 1]
+// (autocast runs it in fp32).
+func (b *Builder) LayerNorm(name string, x, w, bias TensorID) TensorID {
+	x = b.fp32In(x, name+".input_cast")
+	shape := b.Shape(x)
+	stat := withLast(shape, 1)
+	params := []TensorID{}
+	for _, p := range []TensorID{w, bias} {
+		if p != NoTensor {
+			params = append(params, p)
+		}
+	}
+	r := rows(shape)
+	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params,
+		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
+		Extra:   []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)},
+		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0, 1},
+		// layer_norm_backward's weight/bias gradient partial sums.
+		BackwardTemps: []TensorSpec{TS("dgamma_partial", FP32, (r+31)/32, shape[len(shape)-1]), TS("dbeta_partial", FP32, (r+31)/32, shape[len(shape)-1])}})[0]
+}
+
+// RMSNorm is torch.nn.RMSNorm (fused when dtypes match): saves input, weight
+// and an fp32 rstd [..., 1].
+func (b *Builder) RMSNorm(name string, x, w TensorID) TensorID {
+	shape := b.Shape(x)
+	if w != NoTensor && b.DType(w) != b.DType(x) {
+		// Mixed dtypes take the composite path: x.float(), pow, mean, rsqrt, mul, mul.
+		return b.rmsNormComposite(name, x, w)
+	}
+	params := []TensorID{}
+	if w != NoTensor {
+		params = append(params, w)
+	}
+	return b.Emit(OpSpec{Kind: "rms_norm", Name: name, Inputs: []TensorID{x}, Params: params,
+		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
+		Extra:   []TensorSpec{TS("rstd", FP32, withLast(shape, 1)...)},
+		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0}})[0]
+}
+
+func (b *Builder) rmsNormComposite(name string, x, w TensorID) TensorID {
+	var out TensorID
+	b.Scoped(name, func() {
+		h := b.Cast("to_fp32", x, FP32)
+		sq := b.Pow("pow", h)
+		shape := b.Shape(h)
+		mean := b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, withLast(shape, 1)...)}})[0]
+		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{mean}, Outputs: []TensorSpec{TS("out", FP32, withLast(shape, 1)...)}, SaveOut: []int{0}})[0]
+		n := b.Mul("mul_rstd", h, rs)
+		n = b.Cast("to_input_dtype", n, b.DType(x))
+		out = b.Mul("mul_weight", w, n)
+	})
+	return out
+}
+
+// Softmax saves its output (autocast: fp32).
+func (b *Builder) Softmax(name string, x TensorID) TensorID {
+	x = b.fp32In(x, name+".input_cast")
+	return b.Emit(OpSpec{Kind: "softmax", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, SaveOut: []int{0}})[0]
+}
+
+// Conv2dArgs are the hyper-parameters of a 2-d convolution.
+type Conv2dArgs struct {
+	Kernel, Stride, Padding, Dilation, Groups int64
+}
+
+// ConvOut is the output size of a convolution or pooling along one dim.
+func ConvOut(in, kernel, stride, padding, dilation int64) int64 {
+	return (in+2*padding-dilation*(kernel-1)-1)/stride + 1
+}
+
+// Conv2d is a cuDNN convolution: saves input and weight; its workspace lives
+// only inside the call.
+func (b *Builder) Conv2d(name string, x, w, bias TensorID, a Conv2dArgs) TensorID {
+	x = b.matmulIn(x, name+".input_cast")
+	w = b.matmulIn(w, "")
+	xs, ws := b.Shape(x), b.Shape(w)
+	if a.Dilation == 0 {
+		a.Dilation = 1
+	}
+	h := ConvOut(xs[2], a.Kernel, a.Stride, a.Padding, a.Dilation)
+	wd := ConvOut(xs[3], a.Kernel, a.Stride, a.Padding, a.Dilation)
+	if h <= 0 || wd <= 0 {
+		b.Fail(b.errorf("%s: input %s is too small for kernel %d stride %d", b.Path(name), FormatShape(xs), a.Kernel, a.Stride))
+		return x
+	}
+	in := []TensorID{x}
+	var params []TensorID
+	for _, p := range []TensorID{w, bias} {
+		if p == NoTensor {
+			continue
+		}
+		if b.g.Tensors[p].Role == RoleParameter {
+			params = append(params, p)
+		} else {
+			in = append(in, p)
+		}
+	}
+	return b.Emit(OpSpec{Kind: "conv2d", Name: name, Inputs: in, Params: params,
+		Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], ws[0], h, wd)}, Saved: []TensorID{x, w}})[0]
+}
+
+// BatchNorm2d in training: cuDNN batch norm saves input, weight, running
+// stats and fp32 save_mean/save_invstd [C].
+func (b *Builder) BatchNorm2d(name string, x, w, bias, runMean, runVar TensorID) TensorID {
+	shape := b.Shape(x)
+	c := shape[1]
+	s := OpSpec{Kind: "batch_norm", Name: name, Inputs: []TensorID{x}, Params: []TensorID{w, bias},
+		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
+		Saved:   []TensorID{x, w, runMean, runVar}}
+	if b.Train() {
+		s.Extra = []TensorSpec{TS("save_mean", FP32, c), TS("save_invstd", FP32, c), TS("reserve", UInt8, 0+1)}
+		s.SaveExtra = []int{0, 1, 2}
+	}
+	return b.Emit(s)[0]
+}
+
+// MaxPool2d keeps int64 indices of the output's shape.
+func (b *Builder) MaxPool2d(name string, x TensorID, kernel, stride, padding int64) TensorID {
+	xs := b.Shape(x)
+	h := ConvOut(xs[2], kernel, stride, padding, 1)
+	w := ConvOut(xs[3], kernel, stride, padding, 1)
+	if h <= 0 || w <= 0 {
+		b.Fail(b.errorf("%s: input %s is too small for kernel %d stride %d", b.Path(name), FormatShape(xs), kernel, stride))
+		return x
+	}
+	return b.Emit(OpSpec{Kind: "max_pool2d", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], xs[1], h, w)},
+		Extra: []TensorSpec{TS("indices", Int64, xs[0], xs[1], h, w)}, Saved: []TensorID{x}, SaveExtra: []int{0}})[0]
+}
+
+// AdaptiveAvgPool2d saves its input.
+func (b *Builder) AdaptiveAvgPool2d(name string, x TensorID, oh, ow int64) TensorID {
+	xs := b.Shape(x)
+	return b.Emit(OpSpec{Kind: "adaptive_avg_pool2d", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], xs[1], oh, ow)}, Saved: []TensorID{x}})[0]
+}
+
+// SDPABackend is the kernel F.scaled_dot_product_attention picks.
+type SDPABackend int
+
+// SDPA backends on sm90 in PyTorch 2.11.
+const (
+	SDPAMath SDPABackend = iota
+	SDPAFlash
+	SDPAEfficient
+	SDPACuDNN
+)
+
+var sdpaNames = [...]string{"math", "flash", "efficient", "cudnn"}
+
+// String names the backend.
+func (s SDPABackend) String() string { return sdpaNames[s] }
+
+// PickSDPA returns the backend PyTorch 2.11 picks on sm90 for the dtype and
+// whether an explicit mask is passed.
+func PickSDPA(dt DType, hasMask bool) SDPABackend {
+	switch dt {
+	case BF16, FP16:
+		if hasMask {
+			return SDPAEfficient
+		}
+		return SDPACuDNN
+	case FP32:
+		return SDPAEfficient
+	}
+	return SDPAMath
+}
+
+// SDPA is F.scaled_dot_product_attention on q, k, v of shape [B, H, S, d]
+// (kv heads may be fewer: the caller repeats them). Saves q, k, v, the
+// output, a fp32 logsumexp and the philox seed/offset.
+func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorID {
+	q = b.matmulIn(q, name+".q_cast")
+	k = b.matmulIn(k, name+".k_cast")
+	v = b.matmulIn(v, name+".v_cast")
+	qs := b.Shape(q)
+	bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
+	backend := PickSDPA(b.DType(q), mask != NoTensor)
+	in := []TensorID{q, k, v}
+	noGrad := []int{}
+	if mask != NoTensor {
+		in = append(in, mask)
+		noGrad = append(noGrad, 3)
+	}
+	spec := OpSpec{Kind: "sdpa_" + backend.String(), Name: name, Inputs: in, NoGradInputs: noGrad,
+		Outputs: []TensorSpec{TS("out", b.DType(q), bsz, heads, s, d)},
+		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}}
+	switch backend {
+	case SDPAEfficient:
+		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32), TS("philox_seed", Int64), TS("philox_offset", Int64)}
+		spec.SaveExtra = []int{0, 1, 2}
+		spec.BackwardTemps = []TensorSpec{TS("delta", FP32, bsz, heads, (s+31)/32*32)}
+	case SDPACuDNN, SDPAFlash:
+		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, s, 1), TS("philox_seed", Int64), TS("philox_offset", Int64)}
+		spec.SaveExtra = []int{0, 1, 2}
+		spec.BackwardTemps = []TensorSpec{TS("softmax_d", FP32, bsz, heads, s), TS("dq_accum", FP32, bsz, heads, s, d)}
+	case SDPAMath:
+		spec.Extra = []TensorSpec{TS("probs", b.DType(q), bsz, heads, s, s)}
+		spec.SaveExtra = []int{0}
+	}
+	return b.Emit(spec)[0]
+}
+
+// MSELoss is mean((x - y)^2): saves both; the difference is a temporary.
+func (b *Builder) MSELoss(name string, x, y TensorID) TensorID {
+	x = b.fp32In(x, name+".input_cast")
+	return b.Emit(OpSpec{Kind: "mse_loss", Name: name, Inputs: []TensorID{x, y}, NoGradInputs: []int{1},
+		Outputs: []TensorSpec{TS("out", b.DType(x), scalarShape...)}, Saved: []TensorID{x, y},
+		Temps:         []TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)},
+		BackwardTemps: []TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)}})[0]
+}
+
+// CrossEntropy is log_softmax + nll_loss over the last dim (mean
+// reduction): log_softmax keeps its output; nll_loss its target.
+func (b *Builder) CrossEntropy(name string, logits, target TensorID) TensorID {
+	logits = b.fp32In(logits, name+".input_cast")
+	shape := b.Shape(logits)
+	var loss TensorID
+	b.Scoped(name, func() {
+		ls := b.Emit(OpSpec{Kind: "log_softmax", Name: "log_softmax", Inputs: []TensorID{logits}, Outputs: []TensorSpec{TS("out", b.DType(logits), shape...)}, SaveOut: []int{0}})[0]
+		loss = b.Emit(OpSpec{Kind: "nll_loss", Name: "nll_loss", Inputs: []TensorID{ls, target}, NoGradInputs: []int{1},
+			Outputs: []TensorSpec{TS("out", b.DType(logits), scalarShape...)},
+			Extra:   []TensorSpec{TS("total_weight", b.DType(logits))}, Saved: []TensorID{target}, SaveExtra: []int{0}})[0]
+	})
+	return loss
+}
+
+func (b *Builder) errorf(format string, args ...any) error {
+	return &BuildError{Msg: sprintf(format, args...)}
+}
+
+// BuildError is an error found while expanding a model.
+type BuildError struct{ Msg string }
+
+func (e *BuildError) Error() string { return e.Msg }
+
+// promote is PyTorch's type promotion for two float tensors.
+func promote(a, b DType) DType {
+	if a == b {
+		return a
+	}
+	if a == FP64 || b == FP64 {
+		return FP64
+	}
+	if a == FP32 || b == FP32 {
+		return FP32
+	}
+	if a.IsFloat() {
+		return a
+	}
+	return b
+}
+
+// broadcast returns the broadcast shape of two shapes.
+func broadcast(a, b []int64) []int64 {
+	if len(b) > len(a) {
+		a, b = b, a
+	}
+	out := append([]int64(nil), a...)
+	off := len(a) - len(b)
+	for i, d := range b {
+		if d > out[off+i] {
+			out[off+i] = d
+		}
+	}
+	return out
+}
