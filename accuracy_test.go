@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/estimate"
+)
+
+// measuredRun is the part of a measured case file (shared/validation format) the accuracy test reads.
+type measuredRun struct {
+	Case       string `json:"case"`
+	Iterations []struct {
+		Phases map[string]struct {
+			After map[string]int64 `json:"after"`
+		} `json:"phases"`
+	} `json:"iterations"`
+	NVMLFinal struct {
+		Procs []struct {
+			Used int64 `json:"used"`
+		} `json:"procs"`
+	} `json:"nvml_final"`
+}
+
+// tolerance is what issue 3 accepts.
+type tolerance struct{ steadyPeak, phasePeak, firstPeak, steadyReserved float64 }
+
+var accuracyTolerance = tolerance{steadyPeak: 0.03, phasePeak: 0.05, firstPeak: 0.05, steadyReserved: 0.05}
+
+// measuredFiles maps case names to measured JSON files under testdata.
+func measuredFiles(t *testing.T) map[string]string {
+	files := map[string]string{}
+	for _, dir := range []string{"testdata/validation/h200", "testdata/measured/h200"} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, f := range matches {
+			base := strings.TrimSuffix(filepath.Base(f), ".json")
+			if strings.HasPrefix(base, "probe-") || strings.Contains(base, ".") {
+				continue
+			}
+			files[base] = f
+		}
+	}
+	return files
+}
+
+func relErr(est, meas int64) float64 {
+	if meas == 0 {
+		return 0
+	}
+	return float64(est-meas) / float64(meas)
+}
+
+// TestAccuracy estimates every example that has a measured run and compares
+// phase by phase: `go test -run Accuracy -v` prints the whole table.
+func TestAccuracy(t *testing.T) {
+	measured := measuredFiles(t)
+	examples, _ := filepath.Glob("examples/*.yaml")
+	more, _ := filepath.Glob("examples/measured/*.yaml")
+	examples = append(examples, more...)
+	checked := 0
+	seen := map[string]bool{}
+	for _, ex := range examples {
+		name := strings.TrimSuffix(filepath.Base(ex), ".yaml")
+		mf, ok := measured[name]
+		if !ok || seen[name] {
+			continue
+		}
+		seen[name] = true
+		checked++
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(mf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m measuredRun
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			r, err := estimateFile(ex, "", false)
+			if err != nil {
+				t.Fatalf("estimate: %v", err)
+			}
+			compareRun(t, r, &m)
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no example has a measured run")
+	}
+}
+
+func compareRun(t *testing.T, r *estimate.Result, m *measuredRun) {
+	t.Helper()
+	tol := accuracyTolerance
+	const mib = 1 << 20
+	var lines []string
+	fails := 0
+	check := func(what string, est, meas int64, limit float64) {
+		e := relErr(est, meas)
+		mark := ""
+		if math.Abs(e) > limit {
+			mark = fmt.Sprintf("  FAIL (> %.0f%%)", limit*100)
+			fails++
+		}
+		lines = append(lines, fmt.Sprintf("%-34s est %9.1f MiB  meas %9.1f MiB  err %+6.2f%%%s", what, float64(est)/mib, float64(meas)/mib, 100*e, mark))
+	}
+	steadyIdx := len(m.Iterations) - 1
+	var steadyPeakEst, steadyPeakMeas, steadyResEst, steadyResMeas int64
+	for _, it := range r.Iterations {
+		mi := 0
+		if it.Iteration == 2 {
+			mi = steadyIdx
+		}
+		for _, ph := range it.Phases {
+			mp, ok := m.Iterations[mi].Phases[ph.Phase.String()]
+			if !ok {
+				continue
+			}
+			meas := mp.After["allocated_bytes.all.peak"]
+			limit := tol.phasePeak
+			check(fmt.Sprintf("iter %d %-9s peak allocated", it.Iteration, ph.Phase), ph.PeakAllocatedBytes, meas, limit)
+			lines = append(lines, fmt.Sprintf("%-34s est %9.1f MiB  meas %9.1f MiB  err %+6.2f%%", fmt.Sprintf("iter %d %-9s peak reserved", it.Iteration, ph.Phase), float64(ph.PeakReservedBytes)/mib, float64(mp.After["reserved_bytes.all.peak"])/mib, 100*relErr(ph.PeakReservedBytes, mp.After["reserved_bytes.all.peak"])))
+			if it.Iteration == 2 {
+				steadyPeakEst = max(steadyPeakEst, ph.PeakAllocatedBytes)
+				steadyPeakMeas = max(steadyPeakMeas, meas)
+				steadyResEst = max(steadyResEst, ph.PeakReservedBytes)
+				steadyResMeas = max(steadyResMeas, mp.After["reserved_bytes.all.peak"])
+			}
+		}
+	}
+	var firstEst, firstMeas int64
+	for _, ph := range r.Iterations[0].Phases {
+		firstEst = max(firstEst, ph.PeakAllocatedBytes)
+		if mp, ok := m.Iterations[0].Phases[ph.Phase.String()]; ok {
+			firstMeas = max(firstMeas, mp.After["allocated_bytes.all.peak"])
+		}
+	}
+	check("first-iteration peak allocated", firstEst, firstMeas, tol.firstPeak)
+	check("steady peak allocated", steadyPeakEst, steadyPeakMeas, tol.steadyPeak)
+	check("steady peak reserved", steadyResEst, steadyResMeas, tol.steadyReserved)
+	if len(m.NVMLFinal.Procs) > 0 {
+		check("nvidia-smi (process)", r.Peak.DeviceUsedBytes, m.NVMLFinal.Procs[0].Used, 0.05)
+	}
+	t.Logf("%s\n%s", r.Name, strings.Join(lines, "\n"))
+	if fails > 0 {
+		t.Errorf("%d figures outside tolerance", fails)
+	}
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/estimate"
+)
+
+// runCLI drives the CLI in-process.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{nil, exitUsage},
+		{[]string{"nope"}, exitUsage},
+		{[]string{"--help"}, exitOK},
+		{[]string{"version"}, exitOK},
+		{[]string{"estimate"}, exitUsage},
+		{[]string{"estimate", "--format", "yaml", "examples/seed-10m-adam.yaml"}, exitUsage},
+		{[]string{"estimate", "--help"}, exitOK},
+		{[]string{"shapes", "--help"}, exitOK},
+		{[]string{"alloc", "--help"}, exitOK},
+		{[]string{"calibrate", "--help"}, exitOK},
+		{[]string{"estimate", "does-not-exist.yaml"}, exitFailed},
+		{[]string{"estimate", "examples/seed-10m-adam.yaml"}, exitOK},
+		{[]string{"estimate", "examples/seed-10m-adam.yaml", "--gpu", "nosuchgpu"}, exitFailed},
+		{[]string{"alloc", "4MiB", "banana"}, exitFailed},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code {
+			t.Errorf("memplan %s: exit %d, want %d (stderr %q)", strings.Join(c.args, " "), code, c.code, stderr)
+		}
+	}
+}
+
+// The seed check of issue 2: 10,000,000 fp32 parameters with Adam hold
+// 160 MB = 152.6 MiB of model states before activations, units labeled.
+func TestSeedModelStates(t *testing.T) {
+	code, out, stderr := runCLI("estimate", "examples/seed-10m-adam.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"152.6 MiB = 160.0 MB", "10000000 parameters, 38.1 MiB (40.0 MB)", "optimizer state", "76.3 MiB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI("estimate", "--format", "json", "examples/seed-10m-adam.yaml")
+	if code != exitOK {
+		t.Fatal("json failed")
+	}
+	var r estimate.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int64{}
+	for _, term := range r.Terms {
+		byName[term.Name] = term.Bytes
+	}
+	if byName["parameters"] != 40_000_000 || byName["gradients"] != 40_000_000 || byName["optimizer state"] != 80_000_000 {
+		t.Errorf("terms %v, want 40 MB weights, 40 MB gradients, 80 MB moments", byName)
+	}
+	if got := byName["model states (parameters + gradients + optimizer state)"]; got != 160_000_000 {
+		t.Errorf("model states %d, want 160000000", got)
+	}
+}
+
+// The JSON result carries exactly the keys of DESIGN.md's contract.
+func TestJSONContract(t *testing.T) {
+	_, out, _ := runCLI("estimate", "--format", "json", "examples/seed-10m-adam.yaml")
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"name", "memplan_version", "model", "gpu", "iterations", "peak", "terms", "warnings"}
+	if len(top) != len(want) {
+		t.Errorf("keys %v, want %v", keys(top), want)
+	}
+	for _, k := range want {
+		if _, ok := top[k]; !ok {
+			t.Errorf("missing key %q", k)
+		}
+	}
+	var r struct {
+		Iterations []struct {
+			Iteration int `json:"iteration"`
+			Phases    []map[string]any
+		} `json:"iterations"`
+		Peak map[string]any `json:"peak"`
+	}
+	json.Unmarshal([]byte(out), &r)
+	if len(r.Iterations) != 2 || r.Iterations[0].Iteration != 1 || r.Iterations[1].Iteration != 2 {
+		t.Fatalf("iterations %+v", r.Iterations)
+	}
+	phases := []string{"forward", "backward", "optimizer", "zero_grad"}
+	for i, ph := range r.Iterations[1].Phases {
+		if ph["phase"] != phases[i] {
+			t.Errorf("phase %d = %v, want %s", i, ph["phase"], phases[i])
+		}
+		for _, k := range []string{"peak_allocated_bytes", "peak_reserved_bytes", "end_allocated_bytes", "end_reserved_bytes"} {
+			if _, ok := ph[k]; !ok {
+				t.Errorf("phase lacks %s", k)
+			}
+		}
+	}
+	for _, k := range []string{"allocated_bytes", "reserved_bytes", "device_used_bytes", "iteration", "phase"} {
+		if _, ok := r.Peak[k]; !ok {
+			t.Errorf("peak lacks %s", k)
+		}
+	}
+}
+
+func keys(m map[string]json.RawMessage) []string {
+	var k []string
+	for n := range m {
+		k = append(k, n)
+	}
+	return k
+}
+
+// The seed's "4 MiB tensor inside a 20 MiB segment", replayed by `memplan alloc`.
+func TestAllocCommand(t *testing.T) {
+	code, out, stderr := runCLI("alloc", "4MiB", "1024x1024xfp32", "21MiB", "free:1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("got %d lines:\n%s", len(lines), out)
+	}
+	for i, want := range [][]string{{"4.0 MiB", "20.0 MiB", "1"}, {"8.0 MiB", "20.0 MiB", "1"}, {"30.0 MiB", "42.0 MiB", "2"}, {"26.0 MiB", "42.0 MiB", "2"}} {
+		f := strings.Fields(lines[i+1])
+		if got := f[3] + " " + f[4]; got != want[0] {
+			t.Errorf("step %d allocated %q, want %q", i+1, got, want[0])
+		}
+		if got := f[5] + " " + f[6]; got != want[1] {
+			t.Errorf("step %d reserved %q, want %q", i+1, got, want[1])
+		}
+		if got := f[len(f)-1]; got != want[2] {
+			t.Errorf("step %d segments %q, want %q", i+1, got, want[2])
+		}
+	}
+}
+
+func TestShapes(t *testing.T) {
+	code, out, stderr := runCLI("shapes", "examples/mlp10m-fp32-adam.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"0.weight", "[5000, 1000]", "20000000", "[64, 5000]", "activation, saved", "activation gradient"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("shapes output lacks %q", want)
+		}
+	}
+}
+
+// Every example must estimate without error.
+func TestExamplesEstimate(t *testing.T) {
+	files, _ := filepath.Glob("examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples")
+	}
+	for _, f := range files {
+		if _, err := estimateFile(f, "", true); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestWriteReportAtomic(t *testing.T) {
+	dir := t.TempDir()
+	r, err := estimateFile("examples/seed-10m-adam.yaml", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReport(filepath.Join(dir, "x.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReport(filepath.Join(dir, "x.bogus"), r); err == nil {
+		t.Fatal("want an error for an unknown extension")
+	}
+	if err := writeReport(filepath.Join(dir, "missing", "x.json"), r); err == nil {
+		t.Fatal("want an error for a missing folder")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
