@@ -94,7 +94,7 @@ func (b *Builder) newTensor(name string, shape []int64, dt DType, role Role) Ten
 		bytes = 0
 	}
 	id := TensorID(len(b.g.Tensors))
-	b.g.Tensors = append(b.g.Tensors, Tensor{ID: id, Name: name, Shape: append([]int64(nil), shape...), DType: dt, Bytes: bytes, Role: role, Op: -1, Alias: NoTensor})
+	b.g.Tensors = append(b.g.Tensors, Tensor{ID: id, Name: name, Shape: append([]int64(nil), shape...), DType: dt, Bytes: bytes, Role: role, Op: -1, Alias: NoTensor, HeldUntil: -1})
 	return id
 }
 
@@ -253,6 +253,26 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 	b.g.Ops = append(b.g.Ops, op)
 	return op.Outputs
 }
+
+// HoldUntilLastOp keeps tensors alive until the op emitted last has run:
+// Python locals (inputs_embeds, attn_output …) that hold a tensor to the end
+// of a module's forward although no later op reads it.
+func (b *Builder) HoldUntilLastOp(ids ...TensorID) {
+	last := len(b.g.Ops) - 1
+	for _, id := range ids {
+		if id == NoTensor || id < 0 || int(id) >= len(b.g.Tensors) {
+			continue
+		}
+		st := b.g.Storage(id)
+		if b.g.Tensors[st].Op < 0 {
+			continue
+		}
+		b.g.Tensors[st].HeldUntil = max(b.g.Tensors[st].HeldUntil, last)
+	}
+}
+
+// LastOp returns the index of the op emitted last.
+func (b *Builder) LastOp() int { return len(b.g.Ops) - 1 }
 
 // scratch returns a placeholder tensor after an error, so callers can go on.
 func (b *Builder) scratch() TensorID {

@@ -68,6 +68,10 @@ type Tensor struct {
 	// Cached marks a tensor a cache holds until the end of the forward (the
 	// autocast weight-cast cache), even when no later op reads it.
 	Cached bool `json:"cached,omitempty"`
+	// HeldUntil, when >= 0, is the index of the op after which a Python local
+	// stops holding the tensor (a variable that lives to the end of a
+	// module's forward); until then it is not freed even when unused.
+	HeldUntil int `json:"held_until,omitempty"`
 }
 
 // Numel is the number of elements.

@@ -79,12 +79,21 @@ func (b *Builder) fp32In(x TensorID, name string) TensorID {
 // Linear is F.linear(x, w, bias): a GEMM (addmm through cuBLASLt when there
 // is a bias). Saves x (for the weight grad) and w (for the input grad).
 func (b *Builder) Linear(name string, x, w, bias TensorID) TensorID {
+	return b.gemm(name, x, w, bias, b.Shape(w)[0])
+}
+
+// Addmm is torch.addmm(bias, x, w) with w stored [in, out] (GPT-2's Conv1D).
+func (b *Builder) Addmm(name string, x, w, bias TensorID) TensorID {
+	return b.gemm(name, x, w, bias, b.Shape(w)[1])
+}
+
+func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID {
 	x = b.matmulIn(x, name+".input_cast")
 	w = b.matmulIn(w, "")
 	if bias != NoTensor {
 		bias = b.matmulIn(bias, "")
 	}
-	out := withLast(b.Shape(x), b.Shape(w)[0])
+	out := withLast(b.Shape(x), outDim)
 	in := []TensorID{x}
 	var params []TensorID
 	// Autocast copies of parameters are activations (their grads flow to the cast op).
@@ -464,4 +473,18 @@ func broadcast(a, b []int64) []int64 {
 		}
 	}
 	return out
+}
+
+// PowAutocast is torch.pow with autocast's fp32 policy (pow is in its fp32
+// list): under autocast a low-precision input is cast to fp32 first.
+func (b *Builder) PowAutocast(name string, x TensorID) TensorID {
+	return b.Pow(name, b.fp32In(x, name+".input_cast"))
+}
+
+// Matmul is a batched matmul (bmm / matmul of [..., m, k] × [..., k, n]):
+// saves both operands.
+func (b *Builder) Matmul(name string, x, y TensorID, out []int64) TensorID {
+	x = b.matmulIn(x, name+".x_cast")
+	y = b.matmulIn(y, name+".y_cast")
+	return b.Emit(OpSpec{Kind: "matmul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, y}, Matmul: MatmulCublas})[0]
 }

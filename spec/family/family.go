@@ -17,7 +17,13 @@ type expander func(m *spec.Model) (*spec.Graph, error)
 
 // families maps architecture names to their expanders.
 func families() map[string]expander {
-	return map[string]expander{}
+	f := map[string]expander{}
+	registerGPT2(f)
+	registerLlama(f)
+	registerBERT(f)
+	registerViT(f)
+	registerResNet(f)
+	return f
 }
 
 // Known lists the architecture names Expand accepts, sorted.

@@ -1,0 +1,4 @@
+package family
+
+// registerBERT adds the BERT architectures (being written).
+func registerBERT(f map[string]expander) {}

@@ -1,0 +1,157 @@
+package family
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// hfConfig reads HF config keys with the config class's defaults; the first
+// problem is kept with the position of the key at fault.
+type hfConfig struct {
+	m        *spec.Model
+	class    string
+	defaults map[string]any
+	err      error
+}
+
+func newConfig(m *spec.Model, class string, defaults map[string]any) *hfConfig {
+	return &hfConfig{m: m, class: class, defaults: defaults}
+}
+
+// pos returns where key was given, or where the config (or architecture) is.
+func (c *hfConfig) pos(key string) spec.Pos {
+	if v, ok := c.m.Config[key]; ok {
+		return v.Pos
+	}
+	if p, ok := c.m.Pos["model.config"]; ok {
+		return p
+	}
+	return c.m.At("model.architecture")
+}
+
+func (c *hfConfig) fail(key, format string, args ...any) {
+	if c.err == nil {
+		c.err = c.pos(key).Errorf("model.config.%s: %s", key, fmt.Sprintf(format, args...))
+	}
+}
+
+func (c *hfConfig) raw(key string) (any, bool) {
+	if v, ok := c.m.Config[key]; ok && v.V != nil {
+		return v.V, true
+	}
+	d, ok := c.defaults[key]
+	return d, ok && d != nil
+}
+
+// Int reads a positive integer key.
+func (c *hfConfig) Int(key string) int64 {
+	v, ok := c.raw(key)
+	if !ok {
+		c.fail(key, "missing (allowed: a positive integer; %s has no default for it)", c.class)
+		return 1
+	}
+	n, isInt := v.(int64)
+	if i, ok := v.(int); ok {
+		n, isInt = int64(i), true
+	}
+	if !isInt || n <= 0 || n > 1<<40 {
+		c.fail(key, "want a positive integer, got %v", v)
+		return 1
+	}
+	return n
+}
+
+// OptInt reads an integer key that may be null (returns def then).
+func (c *hfConfig) OptInt(key string, def int64) int64 {
+	if _, ok := c.raw(key); !ok {
+		return def
+	}
+	return c.Int(key)
+}
+
+// Float reads a number key in [lo, hi].
+func (c *hfConfig) Float(key string, lo, hi float64) float64 {
+	v, ok := c.raw(key)
+	if !ok {
+		return 0
+	}
+	var f float64
+	switch x := v.(type) {
+	case int64:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		c.fail(key, "want a number, got %v", v)
+		return 0
+	}
+	if f < lo || f > hi {
+		c.fail(key, "%g is out of range (allowed: %g to %g)", f, lo, hi)
+	}
+	return f
+}
+
+// Bool reads a boolean key.
+func (c *hfConfig) Bool(key string) bool {
+	v, ok := c.raw(key)
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		c.fail(key, "want true or false, got %v", v)
+	}
+	return b
+}
+
+// Str reads a string key, checking it against allowed when given.
+func (c *hfConfig) Str(key string, allowed ...string) string {
+	v, ok := c.raw(key)
+	if !ok {
+		return ""
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		c.fail(key, "want a string, got %v", v)
+		return ""
+	}
+	if len(allowed) > 0 {
+		for _, a := range allowed {
+			if a == s {
+				return s
+			}
+		}
+		c.fail(key, "unsupported value %q (allowed: %s)", s, strings.Join(allowed, ", "))
+	}
+	return s
+}
+
+// Divides checks that key a is divisible by key b.
+func (c *hfConfig) Divides(a string, av int64, b string, bv int64) {
+	if c.err == nil && bv > 0 && av%bv != 0 {
+		c.fail(a, "%d is not divisible by %s = %d (allowed: a multiple of %s)", av, b, bv, b)
+	}
+}
+
+// needSeq returns training.seq_len, failing when a text model lacks it.
+func needSeq(m *spec.Model) (int64, error) {
+	if m.Training.SeqLen == 0 {
+		return 0, m.At("training").Errorf("training.seq_len is not set (allowed: a positive integer; %s is a text model)", m.Architecture)
+	}
+	return m.Training.SeqLen, nil
+}
+
+// knownKeys lists defaults' keys (for documentation and tests).
+func knownKeys(d map[string]any) []string {
+	var k []string
+	for n := range d {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}

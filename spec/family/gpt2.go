@@ -1,0 +1,211 @@
+package family
+
+import (
+	"fmt"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// gpt2Defaults are GPT2Config's defaults (transformers 5.x).
+func gpt2Defaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(50257), "n_positions": int64(1024), "n_embd": int64(768), "n_layer": int64(12), "n_head": int64(12),
+		"n_inner": nil, "activation_function": "gelu_new", "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1,
+		"layer_norm_epsilon": 1e-5, "tie_word_embeddings": true, "scale_attn_weights": true, "use_cache": true,
+	}
+}
+
+func registerGPT2(f map[string]expander) { f["GPT2LMHeadModel"] = expandGPT2 }
+
+// gpt2 holds a GPT-2 expansion in progress.
+type gpt2 struct {
+	b                      *spec.Builder
+	d, heads, inner, vocab int64
+	resid, embd, attnDrop  float64
+	act                    string
+	pdt                    spec.DType
+	eager                  bool
+	batch, seq             int64
+}
+
+func expandGPT2(m *spec.Model) (*spec.Graph, error) {
+	c := newConfig(m, "GPT2Config", gpt2Defaults())
+	g := &gpt2{d: c.Int("n_embd"), heads: c.Int("n_head"), vocab: c.Int("vocab_size"),
+		resid: c.Float("resid_pdrop", 0, 1), embd: c.Float("embd_pdrop", 0, 1), attnDrop: c.Float("attn_pdrop", 0, 1),
+		act: c.Str("activation_function", "gelu_new", "gelu", "gelu_pytorch_tanh", "relu", "gelu_fast")}
+	layers := c.Int("n_layer")
+	positions := c.Int("n_positions")
+	g.inner = c.OptInt("n_inner", 4*g.d)
+	c.Divides("n_embd", g.d, "n_head", g.heads)
+	tied := c.Bool("tie_word_embeddings")
+	if c.err != nil {
+		return nil, c.err
+	}
+	seq, err := needSeq(m)
+	if err != nil {
+		return nil, err
+	}
+	if seq > positions {
+		return nil, m.At("training").Errorf("training.seq_len %d exceeds n_positions %d (allowed: at most n_positions)", seq, positions)
+	}
+	t := m.Training
+	g.batch, g.seq = t.BatchSize, seq
+	g.pdt = t.Precision.ParamDType()
+	g.eager = t.Attention == spec.AttentionEager
+	b := spec.NewBuilder(t)
+	g.b = b
+	ids, labels := textBatch(b, g.batch, seq)
+
+	// Parameters in model.parameters() order.
+	var wte, wpe spec.TensorID
+	type block struct{ ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, mprojW, mprojB spec.TensorID }
+	blocks := make([]block, layers)
+	var lnfW, lnfB, lmHead spec.TensorID
+	b.Scoped("transformer", func() {
+		wte = b.Param("wte.weight", []int64{g.vocab, g.d}, g.pdt)
+		wpe = b.Param("wpe.weight", []int64{positions, g.d}, g.pdt)
+		for i := range blocks {
+			b.Scoped(fmt.Sprintf("h.%d", i), func() {
+				bl := &blocks[i]
+				bl.ln1w, bl.ln1b = b.Param("ln_1.weight", []int64{g.d}, g.pdt), b.Param("ln_1.bias", []int64{g.d}, g.pdt)
+				bl.attnW, bl.attnB = b.Param("attn.c_attn.weight", []int64{g.d, 3 * g.d}, g.pdt), b.Param("attn.c_attn.bias", []int64{3 * g.d}, g.pdt)
+				bl.projW, bl.projB = b.Param("attn.c_proj.weight", []int64{g.d, g.d}, g.pdt), b.Param("attn.c_proj.bias", []int64{g.d}, g.pdt)
+				bl.ln2w, bl.ln2b = b.Param("ln_2.weight", []int64{g.d}, g.pdt), b.Param("ln_2.bias", []int64{g.d}, g.pdt)
+				bl.fcW, bl.fcB = b.Param("mlp.c_fc.weight", []int64{g.d, g.inner}, g.pdt), b.Param("mlp.c_fc.bias", []int64{g.inner}, g.pdt)
+				bl.mprojW, bl.mprojB = b.Param("mlp.c_proj.weight", []int64{g.inner, g.d}, g.pdt), b.Param("mlp.c_proj.bias", []int64{g.d}, g.pdt)
+			})
+		}
+		lnfW, lnfB = b.Param("ln_f.weight", []int64{g.d}, g.pdt), b.Param("ln_f.bias", []int64{g.d}, g.pdt)
+	})
+	if tied {
+		lmHead = wte
+	} else {
+		lmHead = b.Param("lm_head.weight", []int64{g.vocab, g.d}, g.pdt)
+	}
+
+	var h spec.TensorID
+	b.Scoped("transformer", func() {
+		b.SetLayer("transformer.embeddings")
+		emb := b.Embedding("wte", ids, wte)
+		pos := positionIDs(b, seq)
+		pemb := b.Embedding("wpe", pos, wpe)
+		h = b.Add("add_positions", emb, pemb)
+		h = b.Dropout("drop", h, g.embd)
+		for i, bl := range blocks {
+			name := fmt.Sprintf("h.%d", i)
+			b.SetLayer("transformer." + name)
+			b.BeginBlock()
+			b.Scoped(name, func() {
+				h = g.block(h, bl.ln1w, bl.ln1b, bl.attnW, bl.attnB, bl.projW, bl.projB, bl.ln2w, bl.ln2b, bl.fcW, bl.fcB, bl.mprojW, bl.mprojB)
+			})
+			b.EndBlock()
+		}
+		b.SetLayer("transformer.ln_f")
+		h = b.LayerNorm("ln_f", h, lnfW, lnfB)
+		// inputs_embeds and position_embeds are locals of GPT2Model.forward.
+		b.HoldUntilLastOp(emb, pemb)
+	})
+	b.SetLayer("lm_head")
+	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
+	if t.Mode == spec.ModeInference {
+		return b.Finish(spec.NoTensor, logits)
+	}
+	return b.Finish(causalLMLoss(b, logits, labels))
+}
+
+// conv1D is GPT-2's Conv1D: addmm(bias, x.view(-1, nx), weight) — a
+// cuBLASLt GEMM with the bias fused — viewed back to [..., nf].
+func (g *gpt2) conv1D(name string, x, w, bias spec.TensorID) spec.TensorID {
+	b := g.b
+	s := b.Shape(x)
+	flat := b.View(name+".view_in", x, g.batch*g.seq, s[len(s)-1])
+	// Conv1D's weight is [nx, nf]; the GEMM is x @ w.
+	out := b.Addmm(name, flat, w, bias)
+	return b.View(name+".view_out", out, g.batch, g.seq, b.Shape(w)[1])
+}
+
+func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, mprojW, mprojB spec.TensorID) spec.TensorID {
+	b := g.b
+	residual := h
+	x := b.LayerNorm("ln_1", h, ln1w, ln1b)
+	var attnOut spec.TensorID
+	b.Scoped("attn", func() {
+		qkv := g.conv1D("c_attn", x, attnW, attnB)
+		hd := g.d / g.heads
+		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, hd})
+		var o spec.TensorID
+		if g.eager {
+			o = g.eagerAttention(parts[0], parts[1], parts[2])
+		} else {
+			// Measured on H200 (torch 2.11): the SDPA kernels receive contiguous
+			// copies of the strided q and v views; k stays a view of c_attn's output.
+			q := b.Contiguous("query_contiguous", parts[0], b.Shape(parts[0])...)
+			v := b.Contiguous("value_contiguous", parts[2], b.Shape(parts[2])...)
+			o = b.SDPA("sdpa", q, parts[1], v, spec.NoTensor, true)
+		}
+		merged := b.View("merge_heads", o, g.batch, g.seq, g.d)
+		attnOut = g.conv1D("c_proj", merged, projW, projB)
+		attnOut = b.Dropout("resid_dropout", attnOut, g.resid)
+	})
+	h = b.Add("add_attn", attnOut, residual)
+	residual = h
+	x = b.LayerNorm("ln_2", h, ln2w, ln2b)
+	var mlpOut spec.TensorID
+	b.Scoped("mlp", func() {
+		y := g.conv1D("c_fc", x, fcW, fcB)
+		y = g.activation("act", y)
+		y = g.conv1D("c_proj", y, mprojW, mprojB)
+		mlpOut = b.Dropout("dropout", y, g.resid)
+	})
+	h = b.Add("add_mlp", residual, mlpOut)
+	// attn_output and feed_forward_hidden_states are locals of GPT2Block.forward.
+	b.HoldUntilLastOp(attnOut, mlpOut)
+	return h
+}
+
+// activation is GPT-2's activation_function; gelu_new (the default) is
+// NewGELUActivation, a composite whose muls, pow and tanh each save tensors:
+// 0.5*x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))).
+func (g *gpt2) activation(name string, x spec.TensorID) spec.TensorID {
+	b := g.b
+	switch g.act {
+	case "gelu":
+		return b.GELU(name, x, false)
+	case "gelu_pytorch_tanh":
+		return b.GELU(name, x, true)
+	case "relu":
+		return b.ReLU(name, x, false)
+	}
+	var out spec.TensorID
+	b.Scoped(name, func() {
+		half := b.Scale("half_x", x)
+		cube := b.PowAutocast("pow", x)
+		c := b.Scale("scale_cube", cube)
+		s := b.Add("add", x, c)
+		m := b.Scale("scale_sqrt_2_over_pi", s)
+		t := b.Tanh("tanh", m)
+		u := b.AddScalar("one_plus", t)
+		out = b.Mul("mul", half, u)
+	})
+	return out
+}
+
+// eagerAttention is GPT-2's eager_attention_forward: q·kᵀ, scaling, the
+// causal mask, softmax, dropout and ·v, each materialising [B, H, S, S].
+func (g *gpt2) eagerAttention(q, k, v spec.TensorID) spec.TensorID {
+	b := g.b
+	var out spec.TensorID
+	b.Scoped("eager", func() {
+		scores := b.Matmul("qk", q, k, []int64{g.batch, g.heads, g.seq, g.seq})
+		scores = b.Scale("scale", scores)
+		mask := b.Emit(spec.OpSpec{Kind: "causal_mask", Name: "causal_mask", NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, g.seq, g.seq)}})[0]
+		scores = b.Emit(spec.OpSpec{Kind: "where", Name: "masked_fill", Inputs: []spec.TensorID{scores, mask}, NoGradInputs: []int{1}, Saved: []spec.TensorID{mask},
+			Outputs: []spec.TensorSpec{spec.TS("out", b.DType(scores), b.Shape(scores)...)}})[0]
+		p := b.Softmax("softmax", scores)
+		p = b.Cast("type_as_value", p, b.DType(v))
+		p = b.Dropout("attn_dropout", p, g.attnDrop)
+		o := b.Matmul("pv", p, v, b.Shape(q))
+		out = b.Contiguous("transpose_contiguous", o, b.Shape(q)...)
+	})
+	return out
+}

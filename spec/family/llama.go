@@ -1,0 +1,4 @@
+package family
+
+// registerLlama adds the Llama architectures (being written).
+func registerLlama(f map[string]expander) {}

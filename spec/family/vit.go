@@ -1,0 +1,4 @@
+package family
+
+// registerViT adds the ViT architectures (being written).
+func registerViT(f map[string]expander) {}
