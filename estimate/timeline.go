@@ -15,6 +15,8 @@ type liveness struct {
 	blockExt              [][]spec.TensorID
 	blockUses             [][]int32 // per block: reads inside the block of storages made inside it (indexed by position in blockLocal)
 	blockLocal            []map[spec.TensorID]int32
+	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
+	releaseAfter [][]spec.TensorID
 }
 
 func (s *sim) checkpointed(op *spec.Op) bool {
@@ -40,6 +42,12 @@ func (s *sim) prepare() *liveness {
 	lv.blockLocal = make([]map[spec.TensorID]int32, nb)
 	for i := range lv.blockFirst {
 		lv.blockFirst[i] = -1
+	}
+	lv.releaseAfter = make([][]spec.TensorID, len(s.g.Ops))
+	for i := range s.g.Tensors {
+		if h := s.g.Tensors[i].HeldUntil; h >= 0 && h < len(s.g.Ops) && s.g.Storage(spec.TensorID(i)) == spec.TensorID(i) {
+			lv.releaseAfter[h] = append(lv.releaseAfter[h], spec.TensorID(i))
+		}
 	}
 	for i := range s.g.Ops {
 		op := &s.g.Ops[i]
@@ -130,6 +138,9 @@ func (s *sim) execOp(i int, recompute bool) error {
 		if s.g.Tensors[id].Cached {
 			s.holds[id]++
 		}
+		if s.g.Tensors[id].HeldUntil >= 0 {
+			s.holds[id]++
+		}
 	}
 	if !recompute {
 		if err := s.matmulWorkspaces(op, "main thread"); err != nil {
@@ -159,6 +170,12 @@ func (s *sim) execOp(i int, recompute bool) error {
 	}
 	for _, id := range op.Outputs {
 		s.maybeFree(s.storage(id))
+	}
+	for _, st := range s.lv.releaseAfter[i] {
+		if s.isLive[st] && s.holds[st] > 0 {
+			s.holds[st]--
+			s.maybeFree(st)
+		}
 	}
 	return nil
 }
