@@ -69,7 +69,7 @@ type sim struct {
 	bufs  []gradBuf
 	// paramGrads is the .grad block of each parameter that has one, in the
 	// order they were made.
-	paramGrads     map[spec.TensorID]allocator.BlockID
+	paramGrads     []allocator.BlockID // by tensor id; noBlock when none
 	paramGradOrder []spec.TensorID
 
 	lv          *liveness
@@ -86,9 +86,13 @@ type sim struct {
 	phaseRun  *PhaseRun
 	events    []Event
 	liveRole  [16]int64
+	peakRoles [16]int64
 	iters     []IterationRun
 	curOp     string
 }
+
+// noBlock marks a parameter without .grad.
+const noBlock allocator.BlockID = -1
 
 type gradBuf struct {
 	block  allocator.BlockID
@@ -109,11 +113,12 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		train: m.Training.Mode == spec.ModeTrain,
 		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
 		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
-		paramGrads: map[spec.TensorID]allocator.BlockID{}, workspaces: map[string]allocator.BlockID{},
+		paramGrads: make([]allocator.BlockID, n), workspaces: map[string]allocator.BlockID{},
 	}
 	s.lossSeed = g.LossGrad
 	for i := range s.grads {
 		s.grads[i] = -1
+		s.paramGrads[i] = noBlock
 	}
 	s.lv = s.prepare()
 	return s
@@ -132,7 +137,7 @@ func (s *sim) alloc(id spec.TensorID, role spec.Role) error {
 	s.block[id] = blk
 	s.isLive[id] = true
 	s.role[id] = role
-	s.record(ActionAlloc, t.Name, role, s.a.BlockSize(blk))
+	s.record(ActionAlloc, t.Name, "", role, s.a.BlockSize(blk))
 	return nil
 }
 
@@ -146,29 +151,30 @@ func (s *sim) free(id spec.TensorID) {
 		panic(fmt.Sprintf("estimate: freeing %s: %v", s.g.Tensors[id].Name, err))
 	}
 	s.isLive[id] = false
-	s.record(ActionFree, s.g.Tensors[id].Name, s.role[id], size)
+	s.record(ActionFree, s.g.Tensors[id].Name, "", s.role[id], size)
 }
 
-// allocRaw allocates bytes that belong to no graph tensor (workspaces, optimizer state).
-func (s *sim) allocRaw(name string, bytes int64, role spec.Role) (allocator.BlockID, error) {
+// allocRaw allocates bytes that belong to no graph tensor (workspaces,
+// optimizer state); the event is named base+suffix (joined only when kept).
+func (s *sim) allocRaw(base, suffix string, bytes int64, role spec.Role) (allocator.BlockID, error) {
 	blk, err := s.a.Malloc(bytes, 0)
 	if err != nil {
-		return 0, fmt.Errorf("allocating %s (%d bytes) in %s of iteration %d: %w", name, bytes, s.phase, s.iteration, err)
+		return 0, fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", base, suffix, bytes, s.phase, s.iteration, err)
 	}
-	s.record(ActionAlloc, name, role, s.a.BlockSize(blk))
+	s.record(ActionAlloc, base, suffix, role, s.a.BlockSize(blk))
 	return blk, nil
 }
 
-func (s *sim) freeRaw(name string, blk allocator.BlockID, role spec.Role) {
+func (s *sim) freeRaw(base, suffix string, blk allocator.BlockID, role spec.Role) {
 	size := s.a.BlockSize(blk)
 	if err := s.a.Free(blk); err != nil {
-		panic(fmt.Sprintf("estimate: freeing %s: %v", name, err))
+		panic(fmt.Sprintf("estimate: freeing %s%s: %v", base, suffix, err))
 	}
-	s.record(ActionFree, name, role, size)
+	s.record(ActionFree, base, suffix, role, size)
 }
 
 // record notes an event and tracks the phase peak.
-func (s *sim) record(act Action, tensor string, role spec.Role, size int64) {
+func (s *sim) record(act Action, tensor, suffix string, role spec.Role, size int64) {
 	if act == ActionAlloc {
 		s.liveRole[role] += size
 	} else {
@@ -180,23 +186,25 @@ func (s *sim) record(act Action, tensor string, role spec.Role, size int64) {
 		return
 	}
 	if s.opt.Timeline && s.keepEvents() {
-		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp, Tensor: tensor, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
+		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
 	}
 	if act == ActionAlloc && st.Allocated > pr.PeakAllocatedBytes {
 		pr.PeakAllocatedBytes = st.Allocated
 		pr.PeakOp = s.curOp
 		pr.PeakEvent = len(s.events) - 1
-		if pr.PeakByRole == nil {
-			pr.PeakByRole = map[string]int64{}
-		}
-		for r, b := range s.liveRole {
-			if b != 0 {
-				pr.PeakByRole[spec.Role(r).String()] = b
-			} else {
-				delete(pr.PeakByRole, spec.Role(r).String())
-			}
+		s.peakRoles = s.liveRole
+	}
+}
+
+// roleMap turns a live-bytes-by-role snapshot into the map reports read.
+func roleMap(live [16]int64) map[string]int64 {
+	m := map[string]int64{}
+	for r, b := range live {
+		if b != 0 {
+			m[spec.Role(r).String()] = b
 		}
 	}
+	return m
 }
 
 // keepEvents reports whether this iteration's events go into the timeline.
@@ -259,18 +267,14 @@ func (s *sim) beginPhase(ph Phase) {
 	s.a.ResetPeakStats()
 	st := s.a.Stats()
 	s.phaseRun = &PhaseRun{Phase: ph, PeakAllocatedBytes: st.Allocated, PeakReservedBytes: st.Reserved, PeakEvent: len(s.events) - 1}
-	s.phaseRun.PeakByRole = map[string]int64{}
-	for r, b := range s.liveRole {
-		if b != 0 {
-			s.phaseRun.PeakByRole[spec.Role(r).String()] = b
-		}
-	}
+	s.peakRoles = s.liveRole
 	s.curOp = ""
 }
 
 func (s *sim) endPhase() PhaseRun {
 	st := s.a.Stats()
 	pr := *s.phaseRun
+	pr.PeakByRole = roleMap(s.peakRoles)
 	pr.PeakAllocatedBytes = max(pr.PeakAllocatedBytes, st.AllocatedPeak)
 	pr.PeakReservedBytes = st.ReservedPeak
 	pr.EndAllocatedBytes = st.Allocated
@@ -284,7 +288,7 @@ func (s *sim) workspace(key string, bytes int64) error {
 	if _, ok := s.workspaces[key]; ok || bytes <= 0 {
 		return nil
 	}
-	blk, err := s.allocRaw(key, bytes, spec.RoleWorkspace)
+	blk, err := s.allocRaw(key, "", bytes, spec.RoleWorkspace)
 	if err != nil {
 		return err
 	}

@@ -277,15 +277,15 @@ func (s *sim) paramGrad(p spec.TensorID) error {
 		return nil
 	}
 	t := &s.g.Tensors[p]
-	if _, ok := s.paramGrads[p]; ok {
-		blk, err := s.allocRaw("grad("+t.Name+")", t.Bytes, spec.RoleGradient)
+	if s.paramGrads[p] != noBlock {
+		blk, err := s.allocRaw(t.Name, ".grad (accumulated)", t.Bytes, spec.RoleGradient)
 		if err != nil {
 			return err
 		}
-		s.freeRaw("grad("+t.Name+")", blk, spec.RoleGradient)
+		s.freeRaw(t.Name, ".grad (accumulated)", blk, spec.RoleGradient)
 		return nil
 	}
-	blk, err := s.allocRaw(t.Name+".grad", t.Bytes, spec.RoleGradient)
+	blk, err := s.allocRaw(t.Name, ".grad", t.Bytes, spec.RoleGradient)
 	if err != nil {
 		return err
 	}
@@ -463,14 +463,14 @@ func (s *sim) optimizerStep() error {
 				t := &s.g.Tensors[p]
 				s.curOp = "optimizer init " + t.Name
 				if s.t.OptimizerImpl == spec.ImplFused {
-					if err := s.stateAlloc(t.Name+".step", 4); err != nil {
+					if err := s.stateAlloc(t.Name, ".step", 4); err != nil {
 						return err
 					}
 				}
-				if err := s.stateAlloc(t.Name+".exp_avg", t.Bytes); err != nil {
+				if err := s.stateAlloc(t.Name, ".exp_avg", t.Bytes); err != nil {
 					return err
 				}
-				if err := s.stateAlloc(t.Name+".exp_avg_sq", t.Bytes); err != nil {
+				if err := s.stateAlloc(t.Name, ".exp_avg_sq", t.Bytes); err != nil {
 					return err
 				}
 			}
@@ -483,30 +483,30 @@ func (s *sim) optimizerStep() error {
 				for _, p := range group {
 					t := &s.g.Tensors[p]
 					s.curOp = "optimizer _foreach_sqrt"
-					blk, err := s.allocRaw(t.Name+".exp_avg_sq_sqrt", t.Bytes, spec.RoleTemporary)
+					blk, err := s.allocRaw(t.Name, ".exp_avg_sq_sqrt", t.Bytes, spec.RoleTemporary)
 					if err != nil {
 						return err
 					}
 					tmp = append(tmp, blk)
 				}
 				for k, blk := range tmp {
-					s.freeRaw(s.g.Tensors[group[k]].Name+".exp_avg_sq_sqrt", blk, spec.RoleTemporary)
+					s.freeRaw(s.g.Tensors[group[k]].Name, ".exp_avg_sq_sqrt", blk, spec.RoleTemporary)
 				}
 			}
 		case spec.ImplForLoop:
 			for _, p := range params {
 				t := &s.g.Tensors[p]
-				s.curOp = "optimizer " + t.Name
-				a, err := s.allocRaw(t.Name+".sqrt", t.Bytes, spec.RoleTemporary)
+				s.curOp = "optimizer single-tensor step"
+				a, err := s.allocRaw(t.Name, ".sqrt", t.Bytes, spec.RoleTemporary)
 				if err != nil {
 					return err
 				}
-				b, err := s.allocRaw(t.Name+".denom", t.Bytes, spec.RoleTemporary)
+				b, err := s.allocRaw(t.Name, ".denom", t.Bytes, spec.RoleTemporary)
 				if err != nil {
 					return err
 				}
-				s.freeRaw(t.Name+".sqrt", a, spec.RoleTemporary)
-				s.freeRaw(t.Name+".denom", b, spec.RoleTemporary)
+				s.freeRaw(t.Name, ".sqrt", a, spec.RoleTemporary)
+				s.freeRaw(t.Name, ".denom", b, spec.RoleTemporary)
 			}
 		}
 	case spec.OptimizerSGD:
@@ -515,8 +515,8 @@ func (s *sim) optimizerStep() error {
 			if s.t.Momentum > 0 {
 				for _, p := range params {
 					t := &s.g.Tensors[p]
-					s.curOp = "optimizer momentum_buffer " + t.Name
-					if err := s.stateAlloc(t.Name+".momentum_buffer", t.Bytes); err != nil {
+					s.curOp = "optimizer state init"
+					if err := s.stateAlloc(t.Name, ".momentum_buffer", t.Bytes); err != nil {
 						return err
 					}
 				}
@@ -526,8 +526,8 @@ func (s *sim) optimizerStep() error {
 	return nil
 }
 
-func (s *sim) stateAlloc(name string, bytes int64) error {
-	blk, err := s.allocRaw(name, bytes, spec.RoleOptimizerState)
+func (s *sim) stateAlloc(base, suffix string, bytes int64) error {
+	blk, err := s.allocRaw(base, suffix, bytes, spec.RoleOptimizerState)
 	if err != nil {
 		return err
 	}
@@ -539,7 +539,7 @@ func (s *sim) stateAlloc(name string, bytes int64) error {
 func (s *sim) paramGradOrderByParams() []spec.TensorID {
 	var out []spec.TensorID
 	for _, p := range s.g.Params {
-		if _, ok := s.paramGrads[p]; ok {
+		if s.paramGrads[p] != noBlock {
 			out = append(out, p)
 		}
 	}
@@ -568,8 +568,8 @@ func (s *sim) dtypeGroups(params []spec.TensorID) [][]spec.TensorID {
 func (s *sim) zeroGrad() {
 	s.curOp = "zero_grad"
 	for _, p := range s.paramGradOrder {
-		s.freeRaw(s.g.Tensors[p].Name+".grad", s.paramGrads[p], spec.RoleGradient)
-		delete(s.paramGrads, p)
+		s.freeRaw(s.g.Tensors[p].Name, ".grad", s.paramGrads[p], spec.RoleGradient)
+		s.paramGrads[p] = noBlock
 	}
 	s.paramGradOrder = s.paramGradOrder[:0]
 }
