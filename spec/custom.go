@@ -64,12 +64,13 @@ func ExpandCustom(m *Model) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	targetName := b.T(target).Name
 	b.SetLayer("loss")
 	var loss TensorID
 	switch m.Loss.Kind {
 	case "mse":
 		if fmt.Sprint(b.Shape(x)) != fmt.Sprint(b.Shape(target)) {
-			return nil, m.Loss.Pos.Errorf("mse loss: output shape %s differs from target %s shape %s", FormatShape(b.Shape(x)), m.Loss.Target, FormatShape(b.Shape(target)))
+			return nil, m.Loss.Pos.Errorf("mse loss: output shape %s differs from target %s shape %s", FormatShape(b.Shape(x)), targetName, FormatShape(b.Shape(target)))
 		}
 		loss = b.MSELoss("mse_loss", x, target)
 	case "cross_entropy":
@@ -149,7 +150,7 @@ func (e *customExpander) argInt(ls LayerSpec, key string, def int64, required bo
 	v, ok := ls.Args[key]
 	if !ok {
 		if required {
-			return 0, ls.Pos.Errorf("%s: missing %q (allowed keys: %v)", ls.Kind, key, layerArgs[ls.Kind])
+			return 0, ls.Pos.Errorf("%s: missing %q (allowed keys: %s)", ls.Kind, key, allowedList(layerArgs[ls.Kind]))
 		}
 		return def, nil
 	}

@@ -268,7 +268,7 @@ func (d *decoder) value(n *yaml.Node) (Value, error) {
 var (
 	topKeys      = []string{"name", "model", "training", "gpu"}
 	modelKeys    = []string{"architecture", "config", "hf_config", "inputs", "layers", "loss"}
-	trainingKeys = []string{"mode", "batch_size", "seq_len", "image_size", "precision", "optimizer", "optimizer_impl", "momentum", "weight_decay", "activation_checkpointing", "attention", "allocator", "gradient_accumulation"}
+	trainingKeys = []string{"mode", "batch_size", "seq_len", "image_size", "precision", "optimizer", "optimizer_impl", "momentum", "activation_checkpointing", "attention", "allocator"}
 	allocKeys    = []string{"expandable_segments", "max_split_size_mb", "roundup_power2_divisions"}
 	inputKeys    = []string{"shape", "dtype", "high"}
 	lossKeys     = []string{"kind", "target"}
@@ -324,7 +324,7 @@ func baseName(p string) string {
 }
 
 func defaultTraining() Training {
-	return Training{BatchSize: 1, Momentum: 0, GradientAccumulation: 1, Pos: map[string]Pos{}}
+	return Training{BatchSize: 1, Pos: map[string]Pos{}}
 }
 
 func (d *decoder) modelSection(n *yaml.Node, m *Model) error {
@@ -516,15 +516,11 @@ func (d *decoder) training(n *yaml.Node, t *Training) error {
 			t.OptimizerImpl = OptimizerImpl(i)
 		case "momentum":
 			t.Momentum, err = d.number(v, w, 0, 1)
-		case "weight_decay":
-			t.WeightDecay, err = d.number(v, w, 0, 10)
 		case "activation_checkpointing":
 			t.ActivationCheckpointing, err = d.boolean(v, w)
 		case "attention":
 			i, err = d.enum(v, w, attentionNames)
 			t.Attention = Attention(i)
-		case "gradient_accumulation":
-			t.GradientAccumulation, err = d.positive(v, w, 1<<20)
 		case "allocator":
 			err = d.fields(v, w, allocKeys, func(key string, _, av *yaml.Node) error {
 				aw := w + "." + key

@@ -160,12 +160,9 @@ type Training struct {
 	Optimizer               Optimizer
 	OptimizerImpl           OptimizerImpl
 	Momentum                float64
-	WeightDecay             float64
 	ActivationCheckpointing bool
 	Attention               Attention
 	Allocator               AllocatorOptions
-	// GradientAccumulation is the number of micro-batches per optimizer step (1 = none).
-	GradientAccumulation int64
 
 	// Pos records where each key was given, for errors found later.
 	Pos map[string]Pos

@@ -141,7 +141,7 @@ func (c *hfConfig) Divides(a string, av int64, b string, bv int64) {
 // needSeq returns training.seq_len, failing when a text model lacks it.
 func needSeq(m *spec.Model) (int64, error) {
 	if m.Training.SeqLen == 0 {
-		return 0, m.At("training").Errorf("training.seq_len is not set (allowed: a positive integer; %s is a text model)", m.Architecture)
+		return 0, m.Training.KeyPos("batch_size", m.At("training")).Errorf("training.seq_len is not set (allowed: a positive integer; %s is a text model)", m.Architecture)
 	}
 	return m.Training.SeqLen, nil
 }

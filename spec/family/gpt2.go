@@ -46,7 +46,7 @@ func expandGPT2(m *spec.Model) (*spec.Graph, error) {
 		return nil, err
 	}
 	if seq > positions {
-		return nil, m.At("training").Errorf("training.seq_len %d exceeds n_positions %d (allowed: at most n_positions)", seq, positions)
+		return nil, m.Training.KeyPos("seq_len", m.At("training")).Errorf("training.seq_len %d exceeds n_positions %d (allowed: at most n_positions)", seq, positions)
 	}
 	t := m.Training
 	g.batch, g.seq = t.BatchSize, seq
