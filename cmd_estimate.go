@@ -52,6 +52,8 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	gpu := fs.String("gpu", "", "GPU profile: a built-in name ("+strings.Join(calibrate.BuiltinNames(), ", ")+") or a calibration file; default: the description's gpu")
 	out := fs.String("o", "", "write a report file instead of printing: .html, .xlsx, .json or .txt")
+	var sets setFlags
+	fs.Var(&sets, "set", "sweep: key=v1,v2,… (repeatable; keys: "+strings.Join(spec.SettableKeys(), ", ")+"); prints one row per grid point (--format text|jsonl|csv)")
 	pos, code := parseArgs(fs, args, stdout)
 	if code >= 0 {
 		return code
@@ -59,6 +61,16 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		fs.Usage()
 		return exitUsage
+	}
+	if len(sets) > 0 {
+		if *format != "text" && *format != "jsonl" && *format != "json" && *format != "csv" {
+			fmt.Fprintf(stderr, "memplan estimate: --format %q with --set (allowed: text, jsonl, csv)\n", *format)
+			return exitUsage
+		}
+		if err := sweep(pos[0], *gpu, *format, sets, stdout); err != nil {
+			return fail(stderr, err)
+		}
+		return exitOK
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "memplan estimate: --format %q (allowed: text, json)\n", *format)
@@ -179,3 +191,9 @@ func runShapes(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// setFlags collects repeated --set flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }

@@ -8,9 +8,11 @@
 //	memplan shapes FILE [--format text|json]
 //	memplan alloc [--expandable] SIZE...
 //	memplan calibrate [-o FILE] [--device N]
+//	memplan fit FILE [--gpu NAME|FILE] [--headroom 5%]
+//	memplan check FILE --budget 80GiB
 //	memplan version
 //
-// Exit codes: 0 ok, 1 invalid input or failed estimate, 2 usage.
+// Exit codes: 0 ok, 1 invalid input or failed estimate, 2 usage, 3 (check) does not fit.
 package main
 
 import (
@@ -53,6 +55,8 @@ func commands() map[string]command {
 		"alloc":     {"replay allocation sizes through the caching-allocator model", runAlloc},
 		"calibrate": {"measure this machine's GPU and write a profile (needs a GPU)", runCalibrate},
 		"version":   {"print the version", runVersion},
+		"fit":       {"largest batch (and seq_len) that fits a GPU, and the options that change memory", runFit},
+		"check":     {"CI budget check: exit 0 when the step fits, 3 when it does not", runCheck},
 	}
 }
 

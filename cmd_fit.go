@@ -1,0 +1,379 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/report"
+	"github.com/memplan/memplan/spec"
+	"github.com/memplan/memplan/spec/family"
+)
+
+// planner estimates variants of one loaded description against one profile.
+type planner struct {
+	base *spec.Model
+	prof *calibrate.Profile
+}
+
+func newPlanner(path, gpu string) (*planner, error) {
+	m, err := spec.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if gpu != "" {
+		m.GPU = gpu
+	}
+	prof, err := calibrate.Resolve(m.GPU)
+	if err != nil {
+		return nil, err
+	}
+	return &planner{base: m, prof: prof}, nil
+}
+
+// estimate runs one variant: settings are key=value overrides.
+func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
+	m := p.base.Clone()
+	for _, kv := range settings {
+		if err := m.Set(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	g, err := family.Expand(m)
+	if err != nil {
+		return nil, err
+	}
+	return estimate.Run(m, g, p.prof, estimate.Options{Version: version})
+}
+
+// fits reports whether the variant's nvidia-smi peak stays within limit.
+func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Result, error) {
+	r, err := p.estimate(settings...)
+	if err != nil {
+		return false, nil, err
+	}
+	return r.Peak.DeviceUsedBytes <= limit, r, nil
+}
+
+// largest finds the largest value of key (≥ 1) that fits, by doubling then
+// bisection; 0 when even 1 does not fit. Expansion errors past a fitting
+// value (e.g. seq_len beyond the model's positions) end the search there.
+func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64, string, error) {
+	try := func(v int64) (bool, error) {
+		ok, _, err := p.fits(limit, append(settings, [2]string{key, strconv.FormatInt(v, 10)})...)
+		return ok, err
+	}
+	ok, err := try(1)
+	if err != nil || !ok {
+		return 0, "", err
+	}
+	lo, hi := int64(1), int64(0)
+	note := ""
+	for v := int64(2); v <= 1<<24; v *= 2 {
+		ok, err := try(v)
+		if err != nil {
+			hi, note = v, "limited by the model: "+firstLine(err)
+			break
+		}
+		if !ok {
+			hi = v
+			break
+		}
+		lo = v
+	}
+	if hi == 0 {
+		return lo, "no limit found up to 2^24", nil
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := try(mid)
+		if err != nil || !ok {
+			hi = mid
+			continue
+		}
+		lo = mid
+	}
+	return lo, note, nil
+}
+
+func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }
+
+// parsePercent reads "5%" or "0.05".
+func parsePercent(s string) (float64, error) {
+	v := strings.TrimSuffix(strings.TrimSpace(s), "%")
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("headroom %q (allowed: a percentage such as 5%%)", s)
+	}
+	if strings.HasSuffix(strings.TrimSpace(s), "%") {
+		f /= 100
+	}
+	if f >= 1 {
+		return 0, fmt.Errorf("headroom %q leaves no memory (allowed: below 100%%)", s)
+	}
+	return f, nil
+}
+
+func runFit(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("fit", "FILE [--gpu NAME|FILE] [--headroom 5%]", stderr)
+	gpu := fs.String("gpu", "", "GPU profile (default: the description's gpu)")
+	headroom := fs.String("headroom", "5%", "memory kept free, as a share of the GPU's total")
+	pos, code := parseArgs(fs, args, stdout)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	h, err := parsePercent(*headroom)
+	if err != nil {
+		fmt.Fprintf(stderr, "memplan fit: %v\n", err)
+		return exitUsage
+	}
+	p, err := newPlanner(pos[0], *gpu)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	limit := int64(float64(p.prof.TotalBytes) * (1 - h))
+	base, err := p.estimate()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	t := p.base.Training
+	fmt.Fprintf(stdout, "%s on %s (%s usable after %.0f%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), 100*h)
+	fmt.Fprintf(stdout, "as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, verdict(base.Peak.DeviceUsedBytes, limit))
+	bmax, note, err := p.largest("training.batch_size", limit)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "largest batch_size: %d%s\n", bmax, suffixNote(note))
+	if t.SeqLen > 0 {
+		smax, note, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", strconv.FormatInt(t.BatchSize, 10)})
+		if err != nil {
+			return fail(stderr, err)
+		}
+		fmt.Fprintf(stdout, "largest seq_len at batch %d: %d%s\n", t.BatchSize, smax, suffixNote(note))
+	}
+	fmt.Fprintf(stdout, "\noptions that change memory (at batch %d):\n", t.BatchSize)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "option\tnvidia-smi peak\tpeak phase\tlargest term at the peak\tlargest batch")
+	for _, v := range fitVariants(p.base) {
+		r, err := p.estimate(v.settings...)
+		if err != nil {
+			fmt.Fprintf(tw, "%s\t—\t—\t%s\t—\n", v.label, firstLine(err))
+			continue
+		}
+		b, _, err := p.largest("training.batch_size", limit, v.settings...)
+		bs := fmt.Sprint(b)
+		if err != nil {
+			bs = "—"
+		}
+		fmt.Fprintf(tw, "%s\t%s\titer %d %s\t%s\t%s\n", v.label, report.GiB(r.Peak.DeviceUsedBytes), r.Peak.Iteration, r.Peak.Phase, largestTerm(r), bs)
+	}
+	if err := tw.Flush(); err != nil {
+		return fail(stderr, err)
+	}
+	return exitOK
+}
+
+func suffixNote(n string) string {
+	if n == "" {
+		return ""
+	}
+	return " (" + n + ")"
+}
+
+func verdict(peak, limit int64) string {
+	if peak <= limit {
+		return fmt.Sprintf("fits, %s headroom", report.GiB(limit-peak))
+	}
+	return fmt.Sprintf("does NOT fit, %s over", report.GiB(peak-limit))
+}
+
+// largestTerm names the role holding most memory at the overall peak.
+func largestTerm(r *estimate.Result) string {
+	for i := range r.Iterations {
+		if r.Iterations[i].Iteration != r.Peak.Iteration {
+			continue
+		}
+		for _, ph := range r.Iterations[i].Phases {
+			if ph.Phase == r.Peak.Phase {
+				roles := estimate.SortedRoles(ph.PeakByRole)
+				if len(roles) > 0 {
+					return fmt.Sprintf("%s %s", roles[0], report.GiB(ph.PeakByRole[roles[0]]))
+				}
+			}
+		}
+	}
+	return "—"
+}
+
+type variant struct {
+	label    string
+	settings [][2]string
+}
+
+// fitVariants lists the options that change memory, relative to m.
+func fitVariants(m *spec.Model) []variant {
+	t := m.Training
+	vs := []variant{{label: "as described"}}
+	if t.Mode == spec.ModeTrain {
+		vs = append(vs, variant{fmt.Sprintf("activation_checkpointing: %v", !t.ActivationCheckpointing), [][2]string{{"training.activation_checkpointing", fmt.Sprint(!t.ActivationCheckpointing)}}})
+	}
+	for _, prec := range []string{"fp32", "bf16", "amp-bf16"} {
+		if prec != t.Precision.String() {
+			vs = append(vs, variant{"precision: " + prec, [][2]string{{"training.precision", prec}}})
+		}
+	}
+	if t.Mode == spec.ModeTrain {
+		for _, o := range [][2]string{{"adamw", "foreach"}, {"adamw", "fused"}, {"sgd", "foreach"}} {
+			if o[0] == t.Optimizer.String() && o[1] == t.OptimizerImpl.String() {
+				continue
+			}
+			s := [][2]string{{"training.optimizer", o[0]}, {"training.optimizer_impl", o[1]}}
+			label := "optimizer: " + o[0] + " " + o[1]
+			if o[0] == "sgd" {
+				s = append(s, [2]string{"training.momentum", "0.9"})
+				label = "optimizer: sgd momentum 0.9"
+			}
+			vs = append(vs, variant{label, s})
+		}
+	}
+	vs = append(vs, variant{fmt.Sprintf("expandable_segments: %v", !t.Allocator.ExpandableSegments), [][2]string{{"training.allocator.expandable_segments", fmt.Sprint(!t.Allocator.ExpandableSegments)}}})
+	return vs
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "FILE --budget SIZE [--gpu NAME|FILE]", stderr)
+	budget := fs.String("budget", "", "memory budget for the nvidia-smi peak, e.g. 80GiB (default: the GPU's total)")
+	gpu := fs.String("gpu", "", "GPU profile (default: the description's gpu)")
+	pos, code := parseArgs(fs, args, stdout)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	p, err := newPlanner(pos[0], *gpu)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	limit := p.prof.TotalBytes
+	if *budget != "" {
+		if limit, err = allocator.ParseSize(*budget); err != nil {
+			fmt.Fprintf(stderr, "memplan check: --budget: %v\n", err)
+			return exitUsage
+		}
+	}
+	r, err := p.estimate()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	pk := r.Peak
+	line := fmt.Sprintf("%s: nvidia-smi peak %s (allocated %s, reserved %s) in iteration %d %s; budget %s: ",
+		r.Name, report.GiB(pk.DeviceUsedBytes), report.GiB(pk.AllocatedBytes), report.GiB(pk.ReservedBytes), pk.Iteration, pk.Phase, report.GiB(limit))
+	if pk.DeviceUsedBytes <= limit {
+		fmt.Fprintf(stdout, "FITS %s%s headroom\n", line, report.GiB(limit-pk.DeviceUsedBytes))
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "DOES NOT FIT %s%s over\n", line, report.GiB(pk.DeviceUsedBytes-limit))
+	return exitNoFit
+}
+
+// sweep estimates the grid of --set values and writes one row per point.
+func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
+	p, err := newPlanner(path, gpu)
+	if err != nil {
+		return err
+	}
+	type axis struct {
+		key    string
+		values []string
+	}
+	var axes []axis
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || v == "" {
+			return fmt.Errorf("--set %q: want key=v1,v2,… (keys: %s)", s, strings.Join(spec.SettableKeys(), ", "))
+		}
+		axes = append(axes, axis{k, strings.Split(v, ",")})
+	}
+	var rows [][]string
+	header := []string{}
+	for _, a := range axes {
+		header = append(header, a.key)
+	}
+	header = append(header, "peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes", "peak_iteration", "peak_phase", "error")
+	var walk func(i int, cur [][2]string) error
+	walk = func(i int, cur [][2]string) error {
+		if i == len(axes) {
+			row := []string{}
+			for _, kv := range cur {
+				row = append(row, kv[1])
+			}
+			r, err := p.estimate(cur...)
+			if err != nil {
+				if !errors.Is(err, err) {
+					return err
+				}
+				rows = append(rows, append(row, "", "", "", "", "", firstLine(err)))
+				return nil
+			}
+			rows = append(rows, append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), ""))
+			return nil
+		}
+		for _, v := range axes[i].values {
+			if err := walk(i+1, append(cur, [2]string{axes[i].key, strings.TrimSpace(v)})); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(0, nil); err != nil {
+		return err
+	}
+	switch format {
+	case "csv":
+		w := csv.NewWriter(stdout)
+		w.Write(header)
+		w.WriteAll(rows)
+		return w.Error()
+	case "json", "jsonl":
+		enc := json.NewEncoder(stdout)
+		for _, row := range rows {
+			obj := map[string]string{}
+			for i, h := range header {
+				obj[h] = row[i]
+			}
+			if err := enc.Encode(obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(append(header[:len(axes):len(axes)], "peak allocated", "peak reserved", "nvidia-smi", "peak at"), "\t"))
+	for _, row := range rows {
+		cells := append([]string(nil), row[:len(axes)]...)
+		if e := row[len(row)-1]; e != "" {
+			cells = append(cells, "error: "+e)
+		} else {
+			a, _ := strconv.ParseInt(row[len(axes)], 10, 64)
+			rs, _ := strconv.ParseInt(row[len(axes)+1], 10, 64)
+			d, _ := strconv.ParseInt(row[len(axes)+2], 10, 64)
+			cells = append(cells, report.Size(a), report.Size(rs), report.Size(d), "iter "+row[len(axes)+3]+" "+row[len(axes)+4])
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
