@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -306,6 +305,9 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		if !ok || v == "" {
 			return fmt.Errorf("--set %q: want key=v1,v2,… (keys: %s)", s, strings.Join(spec.SettableKeys(), ", "))
 		}
+		if !contains(spec.SettableKeys(), k) {
+			return fmt.Errorf("--set %q: unknown key %q (allowed: %s)", s, k, strings.Join(spec.SettableKeys(), ", "))
+		}
 		axes = append(axes, axis{k, strings.Split(v, ",")})
 	}
 	var rows [][]string
@@ -323,9 +325,6 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 			}
 			r, err := p.estimate(cur...)
 			if err != nil {
-				if !errors.Is(err, err) {
-					return err
-				}
 				rows = append(rows, append(row, "", "", "", "", "", firstLine(err)))
 				return nil
 			}
@@ -376,4 +375,13 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

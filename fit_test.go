@@ -75,7 +75,7 @@ func TestSweep(t *testing.T) {
 		if r[len(r)-1] != "" {
 			t.Fatalf("row error: %v", r)
 		}
-		v, _ := strconv.ParseInt(r[2], 10, 64)
+		v, _ := strconv.ParseInt(r[4], 10, 64) // device_used_bytes
 		if r[1] == "256" && v <= prev {
 			t.Errorf("longer sequences must need more memory: %v", rows)
 		}
