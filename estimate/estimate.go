@@ -75,7 +75,6 @@ type sim struct {
 	lv          *liveness
 	released    []bool
 	recomputed  []bool
-	heldOutputs []spec.TensorID
 	lossSeed    spec.TensorID
 
 	optState   []allocator.BlockID
@@ -254,6 +253,9 @@ func (s *sim) run() error {
 				return err
 			}
 			ir.Phases = append(ir.Phases, s.endPhase())
+			if ph == PhaseForward && !s.train {
+				s.dropOutputs()
+			}
 		}
 		if it == 1 || it == simulatedIterations {
 			s.iters = append(s.iters, ir)

@@ -17,6 +17,8 @@ type liveness struct {
 	blockLocal            []map[spec.TensorID]int32
 	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
 	releaseAfter [][]spec.TensorID
+	// cached lists the tensors held to the end of the forward (autocast cache, model output).
+	cached []spec.TensorID
 }
 
 func (s *sim) checkpointed(op *spec.Op) bool {
@@ -45,6 +47,9 @@ func (s *sim) prepare() *liveness {
 	}
 	lv.releaseAfter = make([][]spec.TensorID, len(s.g.Ops))
 	for i := range s.g.Tensors {
+		if s.g.Tensors[i].Cached {
+			lv.cached = append(lv.cached, spec.TensorID(i))
+		}
 		if h := s.g.Tensors[i].HeldUntil; h >= 0 && h < len(s.g.Ops) && s.g.Storage(spec.TensorID(i)) == spec.TensorID(i) {
 			lv.releaseAfter[h] = append(lv.releaseAfter[h], spec.TensorID(i))
 		}
@@ -182,9 +187,6 @@ func (s *sim) execOp(i int, recompute bool) error {
 
 func (s *sim) forward() error {
 	copy(s.uses, s.lv.fwdUses)
-	// An inference step keeps its outputs until the next forward has returned.
-	prevOutputs := s.heldOutputs
-	s.heldOutputs = nil
 	if s.train {
 		for b := range s.lv.blockExt {
 			if s.t.ActivationCheckpointing {
@@ -207,23 +209,36 @@ func (s *sim) forward() error {
 		}
 	}
 	s.curOp = "end of forward"
-	// The autocast cache is cleared when the autocast region exits.
-	for i := range s.g.Tensors {
-		if s.g.Tensors[i].Cached && s.holds[i] > 0 {
-			s.holds[i]--
-			s.maybeFree(spec.TensorID(i))
-		}
+	if s.train {
+		// The autocast cache is cleared when the autocast region exits, and
+		// the model output (logits) is dropped once the loss is taken.
+		s.releaseCached()
+		return nil
 	}
-	for _, o := range prevOutputs {
-		s.holds[o]--
-		s.maybeFree(o)
-	}
-	if !s.train {
-		for _, o := range s.g.Outputs {
-			s.heldOutputs = append(s.heldOutputs, s.storage(o))
-		}
-	}
+	// Inference: the returned output (logits, a KV cache) is still held when
+	// the phase ends; dropOutputs releases it after the phase.
 	return nil
+}
+
+// releaseCached drops the holds of the autocast cache and the model output.
+func (s *sim) releaseCached() {
+	for _, id := range s.lv.cached {
+		if s.holds[id] > 0 {
+			s.holds[id]--
+			s.maybeFree(id)
+		}
+	}
+}
+
+// dropOutputs releases what an inference forward returned, after the phase.
+func (s *sim) dropOutputs() {
+	s.curOp = "del output"
+	s.releaseCached()
+	for _, o := range s.g.Outputs {
+		st := s.storage(o)
+		s.holds[st]--
+		s.maybeFree(st)
+	}
 }
 
 // newBuf makes a gradient buffer holding tensor id's gradient.
@@ -494,6 +509,10 @@ func (s *sim) optimizerStep() error {
 				}
 			}
 		case spec.ImplForLoop:
+			// _single_tensor_adam: denom = (exp_avg_sq.sqrt() / bc2).add_(eps);
+			// the Python local `denom` keeps the previous parameter's denom
+			// alive until the next one is made, the last until step() returns.
+			prev, prevName := noBlock, ""
 			for _, p := range params {
 				t := &s.g.Tensors[p]
 				s.curOp = "optimizer single-tensor step"
@@ -506,7 +525,13 @@ func (s *sim) optimizerStep() error {
 					return err
 				}
 				s.freeRaw(t.Name, ".sqrt", a, spec.RoleTemporary)
-				s.freeRaw(t.Name, ".denom", b, spec.RoleTemporary)
+				if prev != noBlock {
+					s.freeRaw(prevName, ".denom", prev, spec.RoleTemporary)
+				}
+				prev, prevName = b, t.Name
+			}
+			if prev != noBlock {
+				s.freeRaw(prevName, ".denom", prev, spec.RoleTemporary)
 			}
 		}
 	case spec.OptimizerSGD:

@@ -25,6 +25,7 @@ type gpt2 struct {
 	act                    string
 	pdt                    spec.DType
 	eager                  bool
+	useCache               bool
 	batch, seq             int64
 }
 
@@ -38,6 +39,8 @@ func expandGPT2(m *spec.Model) (*spec.Graph, error) {
 	g.inner = c.OptInt("n_inner", 4*g.d)
 	c.Divides("n_embd", g.d, "n_head", g.heads)
 	tied := c.Bool("tie_word_embeddings")
+	// HF turns the cache off when training with gradient checkpointing.
+	g.useCache = c.Bool("use_cache") && !(m.Training.Mode == spec.ModeTrain && m.Training.ActivationCheckpointing)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -137,11 +140,16 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 		if g.eager {
 			o = g.eagerAttention(parts[0], parts[1], parts[2])
 		} else {
-			// Measured on H200 (torch 2.11): the SDPA kernels receive contiguous
-			// copies of the strided q and v views; k stays a view of c_attn's output.
-			q := b.Contiguous("query_contiguous", parts[0], b.Shape(parts[0])...)
-			v := b.Contiguous("value_contiguous", parts[2], b.Shape(parts[2])...)
-			o = b.SDPA("sdpa", q, parts[1], v, spec.NoTensor, true)
+			k, v := parts[1], parts[2]
+			if g.useCache {
+				// use_cache (the config default): DynamicCache.update copies
+				// k and v (torch.cat) and holds them until the output is dropped.
+				k = b.Contiguous("cache_keys", k, b.Shape(k)...)
+				v = b.Contiguous("cache_values", v, b.Shape(v)...)
+				b.T(k).Cached = true
+				b.T(v).Cached = true
+			}
+			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true)
 		}
 		merged := b.View("merge_heads", o, g.batch, g.seq, g.d)
 		attnOut = g.conv1D("c_proj", merged, projW, projB)
