@@ -13,7 +13,7 @@ type addressSpace struct {
 
 type addrRange struct{ lo, hi int64 }
 
-func newAddressSpace() addressSpace { return addressSpace{bottom: 1 << 47} }
+func newAddressSpace() addressSpace { return addressSpace{bottom: 1 << 62} }
 
 // granule rounds a size up to the 2 MiB the driver maps.
 func granule(size int64) int64 { return (size + RoundLarge - 1) / RoundLarge * RoundLarge }
