@@ -40,6 +40,9 @@ type Profile struct {
 	Calibrated bool `yaml:"calibrated" json:"calibrated"`
 	// Provenance says where the figures come from.
 	Provenance Provenance `yaml:"provenance" json:"provenance"`
+	// Probe is what `memplan calibrate` read on the GPU, step by step; it
+	// explains the figures above and is absent from uncalibrated profiles.
+	Probe *Probe `yaml:"probe,omitempty" json:"probe,omitempty"`
 }
 
 // KernelBytes is memory the CUDA driver maps when library kernels are first
@@ -49,8 +52,12 @@ type KernelBytes struct {
 	// backward, optimizer); Inference over an inference forward.
 	Training  int64 `yaml:"training" json:"training"`
 	Inference int64 `yaml:"inference" json:"inference"`
-	// GemmFP32, GemmBF16 and Conv are the growth at the first GEMM of each
-	// type and the first cuDNN convolution, as the probe measures them.
+	// GemmFP32 is the growth at a process's first (fp32) GEMM, cublasCreate
+	// included, since PyTorch creates its cuBLAS handle there; GemmBF16 what
+	// a first bf16 GEMM adds after it; Conv the growth at the first cuDNN
+	// convolution, cudnnCreate included. The probe measures them (on the
+	// H200 with cuBLAS 13.1 the GEMM kernels load at cublasCreate, so
+	// GemmBF16 is 0). They are parts of Training, never added to it.
 	GemmFP32 int64 `yaml:"gemm_fp32,omitempty" json:"gemm_fp32,omitempty"`
 	GemmBF16 int64 `yaml:"gemm_bf16,omitempty" json:"gemm_bf16,omitempty"`
 	Conv     int64 `yaml:"conv,omitempty" json:"conv,omitempty"`
@@ -58,12 +65,59 @@ type KernelBytes struct {
 
 // Provenance records how a profile was made.
 type Provenance struct {
-	Source    string   `yaml:"source" json:"source"`
-	Date      string   `yaml:"date,omitempty" json:"date,omitempty"`
-	Driver    string   `yaml:"driver,omitempty" json:"driver,omitempty"`
-	CUDA      string   `yaml:"cuda,omitempty" json:"cuda,omitempty"`
+	Source string `yaml:"source" json:"source"`
+	// Date is when the probe ran (RFC 3339, UTC).
+	Date string `yaml:"date,omitempty" json:"date,omitempty"`
+	// Driver is the NVIDIA driver version ("580.159.03"), CUDA the highest
+	// CUDA version the driver supports ("13.0").
+	Driver string `yaml:"driver,omitempty" json:"driver,omitempty"`
+	CUDA   string `yaml:"cuda,omitempty" json:"cuda,omitempty"`
+	// Measured and FromRules name the profile's YAML keys whose figures were
+	// measured on the GPU, and those taken from documented rules.
 	Measured  []string `yaml:"measured,omitempty" json:"measured,omitempty"`
 	FromRules []string `yaml:"from_rules,omitempty" json:"from_rules,omitempty"`
+	// Notes say, one line each, which rule a figure came from and anything
+	// else a reader of the profile needs.
+	Notes []string `yaml:"notes,omitempty" json:"notes,omitempty"`
+}
+
+// Probe is the record of one `memplan calibrate` run.
+type Probe struct {
+	// Method is how per-process memory was read: "nvml-process" (NVML's
+	// figure for this process, what nvidia-smi shows), "nvml-device" (the
+	// device's used memory, when NVML lists no process for us) or
+	// "cuda-free" (cuMemGetInfo's free memory, when NVML is missing).
+	Method string `yaml:"method" json:"method"`
+	// Libraries are the libraries loaded, with their versions.
+	Libraries []Library `yaml:"libraries,omitempty" json:"libraries,omitempty"`
+	// CUDADeviceTotalBytes is cuDeviceTotalMem (TotalBytes is cuMemGetInfo's).
+	CUDADeviceTotalBytes int64 `yaml:"cuda_device_total_bytes,omitempty" json:"cuda_device_total_bytes,omitempty"`
+	// DeviceUsedBeforeBytes is NVML's device-used memory after cuInit,
+	// before this process created a context: mostly memory the driver keeps
+	// (about NVML total - CUDA total).
+	DeviceUsedBeforeBytes int64 `yaml:"device_used_before_bytes,omitempty" json:"device_used_before_bytes,omitempty"`
+	// Steps are the readings, in order.
+	Steps []ProbeStep `yaml:"steps" json:"steps"`
+}
+
+// Library is one shared library the probe loaded.
+type Library struct {
+	Name    string `yaml:"name" json:"name"`
+	Path    string `yaml:"path" json:"path"`
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+}
+
+// ProbeStep is one reading: what was done, the per-process memory after it,
+// and how much that grew.
+type ProbeStep struct {
+	Step string `yaml:"step" json:"step"`
+	// UsedBytes is the per-process memory after the step (by Probe.Method).
+	UsedBytes int64 `yaml:"used_bytes" json:"used_bytes"`
+	// GrowthBytes is UsedBytes minus the reading before the step.
+	GrowthBytes int64 `yaml:"growth_bytes" json:"growth_bytes"`
+	// FreeDropBytes is how much cuMemGetInfo's free memory fell (when read).
+	FreeDropBytes int64  `yaml:"free_drop_bytes,omitempty" json:"free_drop_bytes,omitempty"`
+	Note          string `yaml:"note,omitempty" json:"note,omitempty"`
 }
 
 // OutsideAllocator is the memory nvidia-smi shows for the process that the
