@@ -1,0 +1,38 @@
+package oom
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseKinds(t *testing.T) {
+	cases := []struct {
+		name, msg string
+		kind      Kind
+	}{
+		{"issue example", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.19 GiB is free. Including non-PyTorch memory, this process has 77.90 GiB memory in use. Of the allocated memory 70.02 GiB is allocated by PyTorch, and 6.98 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.", Fragmentation},
+		{"live", "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 3.12 GiB is free. Including non-PyTorch memory, this process has 136.66 GiB memory in use. Of the allocated memory 135.20 GiB is allocated by PyTorch, and 700.00 MiB is reserved by PyTorch but unallocated.", LiveTensors},
+		{"other process", "CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 10.00 GiB is free. Process 4242 has 100.00 GiB memory in use. Including non-PyTorch memory, this process has 29.80 GiB memory in use. Of the allocated memory 28.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.", OutsideAllocator},
+		{"old format", "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.56 GiB already allocated; 3.75 MiB free; 14.75 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.", Fragmentation},
+	}
+	for _, c := range cases {
+		r, err := Parse(c.msg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r.Kind != c.kind {
+			t.Errorf("%s: kind %v, want %v (%+v)", c.name, r.Kind, c.kind, r)
+		}
+		if !strings.Contains(r.Explain(), "verdict: "+c.kind.String()) {
+			t.Errorf("%s: explanation lacks the verdict", c.name)
+		}
+	}
+}
+
+func TestParseRefusesOtherText(t *testing.T) {
+	for _, msg := range []string{"", "segmentation fault", "CUDA out of memory. Tried to allocate 2.00 GiB."} {
+		if _, err := Parse(msg); err == nil {
+			t.Errorf("%q: want an error", msg)
+		}
+	}
+}
