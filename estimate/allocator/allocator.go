@@ -39,8 +39,12 @@ type Config struct {
 	RoundupPower2Divisions int
 	// Capacity is the number of bytes the allocator may reserve in total;
 	// 0 means unlimited. A new segment (or, with expandable segments, new
-	// pages) that would exceed it fails like cudaMalloc does, which starts
-	// PyTorch's out-of-memory path.
+	// pages) that would exceed it fails like cudaMalloc (cuMemCreate) does
+	// when the device is full, which starts PyTorch's out-of-memory path.
+	// Without expandable segments this is also exactly how
+	// set_per_process_memory_fraction limits PyTorch; with them, PyTorch's
+	// fraction check compares the segment size a cudaMalloc would have
+	// taken rather than the pages needed, which this does not model.
 	Capacity int64
 }
 
