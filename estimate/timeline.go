@@ -241,19 +241,22 @@ func (s *sim) dropOutputs() {
 	}
 }
 
-// newBuf makes a gradient buffer holding tensor id's gradient.
+// newBuf makes a gradient buffer holding tensor id's gradient. Buffers own
+// their block: two buffers for the same tensor may be live at a merge.
 func (s *sim) newBuf(id spec.TensorID) (int32, error) {
-	if err := s.alloc(id, spec.RoleActivationGradient); err != nil {
+	t := &s.g.Tensors[id]
+	blk, err := s.allocRaw(t.Name, "", t.Bytes, spec.RoleActivationGradient)
+	if err != nil {
 		return -1, err
 	}
-	s.bufs = append(s.bufs, gradBuf{block: s.block[id], refs: 1, bytes: s.g.Tensors[id].Bytes, tensor: id})
+	s.bufs = append(s.bufs, gradBuf{block: blk, refs: 1, bytes: t.Bytes, tensor: id})
 	return int32(len(s.bufs) - 1), nil
 }
 
 func (s *sim) releaseBuf(b int32) {
 	s.bufs[b].refs--
 	if s.bufs[b].refs == 0 {
-		s.free(s.bufs[b].tensor)
+		s.freeRaw(s.g.Tensors[s.bufs[b].tensor].Name, "", s.bufs[b].block, spec.RoleActivationGradient)
 	}
 }
 
