@@ -86,8 +86,11 @@ type sim struct {
 	events    []Event
 	liveRole  [16]int64
 	peakRoles [16]int64
+	// peakOp and peakSuffix name the op at the phase's peak so far.
+	peakOp, peakSuffix string
 	iters     []IterationRun
-	curOp     string
+	// curOp (+ curSuffix, joined only when an event is kept) names the op running.
+	curOp, curSuffix string
 }
 
 // noBlock marks a parameter without .grad.
@@ -185,11 +188,11 @@ func (s *sim) record(act Action, tensor, suffix string, role spec.Role, size int
 		return
 	}
 	if s.opt.Timeline && s.keepEvents() {
-		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
+		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp + s.curSuffix, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
 	}
 	if act == ActionAlloc && st.Allocated > pr.PeakAllocatedBytes {
 		pr.PeakAllocatedBytes = st.Allocated
-		pr.PeakOp = s.curOp
+		s.peakOp, s.peakSuffix = s.curOp, s.curSuffix
 		pr.PeakEvent = len(s.events) - 1
 		s.peakRoles = s.liveRole
 	}
@@ -270,13 +273,15 @@ func (s *sim) beginPhase(ph Phase) {
 	st := s.a.Stats()
 	s.phaseRun = &PhaseRun{Phase: ph, PeakAllocatedBytes: st.Allocated, PeakReservedBytes: st.Reserved, PeakEvent: len(s.events) - 1}
 	s.peakRoles = s.liveRole
-	s.curOp = ""
+	s.peakOp, s.peakSuffix = "", ""
+	s.curOp, s.curSuffix = "", ""
 }
 
 func (s *sim) endPhase() PhaseRun {
 	st := s.a.Stats()
 	pr := *s.phaseRun
 	pr.PeakByRole = roleMap(s.peakRoles)
+	pr.PeakOp = s.peakOp + s.peakSuffix
 	pr.PeakAllocatedBytes = max(pr.PeakAllocatedBytes, st.AllocatedPeak)
 	pr.PeakReservedBytes = st.ReservedPeak
 	pr.EndAllocatedBytes = st.Allocated

@@ -125,7 +125,7 @@ func (s *sim) roleFor(st spec.TensorID) spec.Role {
 // come and go, and reads are released.
 func (s *sim) execOp(i int, recompute bool) error {
 	op := &s.g.Ops[i]
-	s.curOp = op.Name
+	s.curOp, s.curSuffix = op.Name, ""
 	hold := s.train && !op.NoGrad && (recompute || !s.checkpointed(op))
 	for _, id := range op.Extra {
 		if err := s.alloc(id, spec.RoleSaved); err != nil {
@@ -208,7 +208,7 @@ func (s *sim) forward() error {
 			return err
 		}
 	}
-	s.curOp = "end of forward"
+	s.curOp, s.curSuffix = "end of forward", ""
 	if s.train {
 		// The autocast cache is cleared when the autocast region exits, and
 		// the model output (logits) is dropped once the loss is taken.
@@ -232,7 +232,7 @@ func (s *sim) releaseCached() {
 
 // dropOutputs releases what an inference forward returned, after the phase.
 func (s *sim) dropOutputs() {
-	s.curOp = "del output"
+	s.curOp, s.curSuffix = "del output", ""
 	s.releaseCached()
 	for _, o := range s.g.Outputs {
 		st := s.storage(o)
@@ -353,7 +353,7 @@ func (s *sim) backward() error {
 	s.released = make([]bool, len(s.g.Ops))
 	s.recomputed = make([]bool, s.g.Blocks)
 	s.bufs = s.bufs[:0]
-	s.curOp = "loss.backward"
+	s.curOp, s.curSuffix = "loss.backward", ""
 	seed, err := s.newBuf(s.lossGradTensor())
 	if err != nil {
 		return err
@@ -376,7 +376,7 @@ func (s *sim) backward() error {
 			}
 		}
 	}
-	s.curOp = "end of backward"
+	s.curOp, s.curSuffix = "end of backward", ""
 	for i := range s.g.Ops {
 		s.releaseSaved(i)
 	}
@@ -409,7 +409,7 @@ func (s *sim) backwardOp(i int) error {
 		s.releaseSaved(i)
 		return nil
 	}
-	s.curOp = op.Name + " (backward)"
+	s.curOp, s.curSuffix = op.Name, " (backward)"
 	if err := s.matmulWorkspaces(op, "autograd thread"); err != nil {
 		return err
 	}
@@ -479,7 +479,7 @@ func (s *sim) optimizerStep() error {
 			s.optState = []allocator.BlockID{}
 			for _, p := range params {
 				t := &s.g.Tensors[p]
-				s.curOp = "optimizer init " + t.Name
+				s.curOp, s.curSuffix = "optimizer state init", ""
 				if s.t.OptimizerImpl == spec.ImplFused {
 					if err := s.stateAlloc(t.Name, ".step", 4); err != nil {
 						return err
@@ -500,7 +500,7 @@ func (s *sim) optimizerStep() error {
 				var tmp []allocator.BlockID
 				for _, p := range group {
 					t := &s.g.Tensors[p]
-					s.curOp = "optimizer _foreach_sqrt"
+					s.curOp, s.curSuffix = "optimizer _foreach_sqrt", ""
 					blk, err := s.allocRaw(t.Name, ".exp_avg_sq_sqrt", t.Bytes, spec.RoleTemporary)
 					if err != nil {
 						return err
@@ -518,7 +518,7 @@ func (s *sim) optimizerStep() error {
 			prev, prevName := noBlock, ""
 			for _, p := range params {
 				t := &s.g.Tensors[p]
-				s.curOp = "optimizer single-tensor step"
+				s.curOp, s.curSuffix = "optimizer single-tensor step", ""
 				a, err := s.allocRaw(t.Name, ".sqrt", t.Bytes, spec.RoleTemporary)
 				if err != nil {
 					return err
@@ -543,7 +543,7 @@ func (s *sim) optimizerStep() error {
 			if s.t.Momentum > 0 {
 				for _, p := range params {
 					t := &s.g.Tensors[p]
-					s.curOp = "optimizer state init"
+					s.curOp, s.curSuffix = "optimizer state init", ""
 					if err := s.stateAlloc(t.Name, ".momentum_buffer", t.Bytes); err != nil {
 						return err
 					}
@@ -594,7 +594,7 @@ func (s *sim) dtypeGroups(params []spec.TensorID) [][]spec.TensorID {
 
 // zeroGrad is opt.zero_grad(set_to_none=True): every .grad is freed.
 func (s *sim) zeroGrad() {
-	s.curOp = "zero_grad"
+	s.curOp, s.curSuffix = "zero_grad", ""
 	for _, p := range s.paramGradOrder {
 		s.freeRaw(s.g.Tensors[p].Name, ".grad", s.paramGrads[p], spec.RoleGradient)
 		s.paramGrads[p] = noBlock

@@ -21,13 +21,22 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 	ew.printf("model: %d parameters, %s (%.1f MB)\n\n", r.Model.Parameters, MiB(r.Model.ParameterBytes), float64(r.Model.ParameterBytes)/1e6)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "iteration\tphase\tpeak allocated\tpeak reserved\tend allocated\tend reserved\t")
+	// One unit for the whole table: GiB once any figure reaches 10 GiB.
+	unit := MiB
+	for _, it := range r.Iterations {
+		for _, ph := range it.Phases {
+			if ph.PeakReservedBytes >= 10<<30 {
+				unit = GiB
+			}
+		}
+	}
 	for _, it := range r.Iterations {
 		label := fmt.Sprint(it.Iteration)
 		if it.Iteration == 2 {
 			label = "2 (steady)"
 		}
 		for _, ph := range it.Phases {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", label, ph.Phase, MiB(ph.PeakAllocatedBytes), MiB(ph.PeakReservedBytes), MiB(ph.EndAllocatedBytes), MiB(ph.EndReservedBytes))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", label, ph.Phase, unit(ph.PeakAllocatedBytes), unit(ph.PeakReservedBytes), unit(ph.EndAllocatedBytes), unit(ph.EndReservedBytes))
 		}
 	}
 	if err := tw.Flush(); err != nil {
