@@ -107,6 +107,10 @@ func writeReport(path string, r *estimate.Result) error {
 		err = report.WriteJSON(&buf, r, report.Options{})
 	case ".txt":
 		err = report.WriteText(&buf, r, report.Options{})
+	case ".html":
+		err = report.WriteHTML(&buf, r, report.Options{})
+	case ".xlsx":
+		err = report.WriteXLSX(&buf, r, report.Options{})
 	default:
 		return fmt.Errorf("writing report %s: unknown extension %q (allowed: .html, .xlsx, .json, .txt)", path, filepath.Ext(path))
 	}

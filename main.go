@@ -51,6 +51,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"estimate":  {"estimate a model description: phase peaks, terms, nvidia-smi", runEstimate},
+		"report":    {"write an HTML or XLSX report of an estimate (-o out.html|out.xlsx)", runReport},
 		"shapes":    {"list every tensor of the expansion, layer by layer", runShapes},
 		"alloc":     {"replay allocation sizes through the caching-allocator model", runAlloc},
 		"calibrate": {"measure this machine's GPU and write a profile (needs a GPU)", runCalibrate},
