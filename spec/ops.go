@@ -279,35 +279,10 @@ func ConvOut(in, kernel, stride, padding, dilation int64) int64 {
 	return (in+2*padding-dilation*(kernel-1)-1)/stride + 1
 }
 
-// Conv2d is a cuDNN convolution: saves input and weight; its workspace lives
-// only inside the call.
+// Conv2d is a cuDNN convolution (Conv2dCuDNN): saves input and weight; its
+// workspaces live only inside the calls.
 func (b *Builder) Conv2d(name string, x, w, bias TensorID, a Conv2dArgs) TensorID {
-	x = b.matmulIn(x, name+".input_cast")
-	w = b.matmulIn(w, "")
-	xs, ws := b.Shape(x), b.Shape(w)
-	if a.Dilation == 0 {
-		a.Dilation = 1
-	}
-	h := ConvOut(xs[2], a.Kernel, a.Stride, a.Padding, a.Dilation)
-	wd := ConvOut(xs[3], a.Kernel, a.Stride, a.Padding, a.Dilation)
-	if h <= 0 || wd <= 0 {
-		b.Fail(b.errorf("%s: input %s is too small for kernel %d stride %d", b.Path(name), FormatShape(xs), a.Kernel, a.Stride))
-		return x
-	}
-	in := []TensorID{x}
-	var params []TensorID
-	for _, p := range []TensorID{w, bias} {
-		if p == NoTensor {
-			continue
-		}
-		if b.g.Tensors[p].Role == RoleParameter {
-			params = append(params, p)
-		} else {
-			in = append(in, p)
-		}
-	}
-	return b.Emit(OpSpec{Kind: "conv2d", Name: name, Inputs: in, Params: params,
-		Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], ws[0], h, wd)}, Saved: []TensorID{x, w}})[0]
+	return b.Conv2dCuDNN(name, x, w, bias, a, ConvOpts{})
 }
 
 // BatchNorm2d in training: cuDNN batch norm saves input, weight, running
@@ -319,8 +294,9 @@ func (b *Builder) BatchNorm2d(name string, x, w, bias, runMean, runVar TensorID)
 		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
 		Saved:   []TensorID{x, w, runMean, runVar}}
 	if b.Train() {
-		s.Extra = []TensorSpec{TS("save_mean", FP32, c), TS("save_invstd", FP32, c), TS("reserve", UInt8, 0+1)}
-		s.SaveExtra = []int{0, 1, 2}
+		// cuDNN's reserve space is a 0-byte tensor here: no allocation.
+		s.Extra = []TensorSpec{TS("save_mean", FP32, c), TS("save_invstd", FP32, c)}
+		s.SaveExtra = []int{0, 1}
 	}
 	return b.Emit(s)[0]
 }
@@ -334,12 +310,18 @@ func (b *Builder) MaxPool2d(name string, x TensorID, kernel, stride, padding int
 		b.Fail(b.errorf("%s: input %s is too small for kernel %d stride %d", b.Path(name), FormatShape(xs), kernel, stride))
 		return x
 	}
-	return b.Emit(OpSpec{Kind: "max_pool2d", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], xs[1], h, w)},
-		Extra: []TensorSpec{TS("indices", Int64, xs[0], xs[1], h, w)}, Saved: []TensorID{x}, SaveExtra: []int{0}})[0]
+	// max_pool2d_with_indices allocates the output, then the indices (also
+	// without grad, where they are dropped at once).
+	return b.Emit(OpSpec{Kind: "max_pool2d", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], xs[1], h, w), TS("indices", Int64, xs[0], xs[1], h, w)},
+		Saved: []TensorID{x}, SaveOut: []int{1}})[0]
 }
 
-// AdaptiveAvgPool2d saves its input.
+// AdaptiveAvgPool2d saves its input; to 1×1 it is a mean (GlobalAvgPool),
+// which saves nothing.
 func (b *Builder) AdaptiveAvgPool2d(name string, x TensorID, oh, ow int64) TensorID {
+	if oh == 1 && ow == 1 {
+		return b.GlobalAvgPool(name, x)
+	}
 	xs := b.Shape(x)
 	return b.Emit(OpSpec{Kind: "adaptive_avg_pool2d", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), xs[0], xs[1], oh, ow)}, Saved: []TensorID{x}})[0]
 }

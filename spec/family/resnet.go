@@ -1,4 +1,221 @@
 package family
 
-// registerResNet adds the ResNet architectures (being written).
-func registerResNet(f map[string]expander) {}
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// resnetArch is one torchvision ResNet: its block type and blocks per stage.
+type resnetArch struct {
+	bottleneck bool
+	layers     [4]int64
+}
+
+// resnetArchs are the torchvision.models constructors memplan expands
+// (torchvision 0.26, models/resnet.py).
+var resnetArchs = map[string]resnetArch{
+	"resnet18":  {false, [4]int64{2, 2, 2, 2}},
+	"resnet34":  {false, [4]int64{3, 4, 6, 3}},
+	"resnet50":  {true, [4]int64{3, 4, 6, 3}},
+	"resnet101": {true, [4]int64{3, 4, 23, 3}},
+	"resnet152": {true, [4]int64{3, 8, 36, 3}},
+}
+
+// resnetDefaults are the keyword arguments of torchvision's ResNet that
+// memplan reads (zero_init_residual only changes values, not memory).
+func resnetDefaults() map[string]any {
+	return map[string]any{"num_classes": int64(1000), "zero_init_residual": false, "groups": int64(1), "width_per_group": int64(64)}
+}
+
+func registerResNet(f map[string]expander) {
+	for name, arch := range resnetArchs {
+		f["torchvision."+name] = func(m *spec.Model) (*spec.Graph, error) { return expandResNet(m, name, arch) }
+	}
+}
+
+// resnet holds a ResNet expansion in progress.
+type resnet struct {
+	b      *spec.Builder
+	pdt    spec.DType
+	groups int64
+	width  int64
+}
+
+func expandResNet(m *spec.Model, name string, arch resnetArch) (*spec.Graph, error) {
+	defaults := resnetDefaults()
+	for k, v := range m.Config {
+		if _, ok := defaults[k]; !ok {
+			return nil, v.Pos.Errorf("model.config.%s: torchvision.models.%s takes no such argument (allowed: %s)", k, name, strings.Join(knownKeys(defaults), ", "))
+		}
+	}
+	c := newConfig(m, "torchvision.models."+name, defaults)
+	classes := c.Int("num_classes")
+	c.Bool("zero_init_residual")
+	r := &resnet{groups: c.Int("groups"), width: c.Int("width_per_group")}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if !arch.bottleneck && (r.groups != 1 || r.width != 64) {
+		return nil, c.pos("groups").Errorf("model.config: torchvision's BasicBlock (%s) supports only groups=1 and width_per_group=64", name)
+	}
+	t := m.Training
+	size := t.ImageSize
+	if size == 0 {
+		size = 224
+	}
+	if size < 32 {
+		return nil, m.At("training").Errorf("training.image_size %d is too small for a ResNet (allowed: at least 32, the five stride-2 stages need it)", size)
+	}
+	r.pdt = t.Precision.ParamDType()
+	b := spec.NewBuilder(t)
+	r.b = b
+	bsz := t.BatchSize
+	x := b.Input("x", []int64{bsz, 3, size, size}, r.pdt)
+	y := spec.NoTensor
+	if t.Mode == spec.ModeTrain {
+		y = b.Input("y", []int64{bsz}, spec.Int64)
+	}
+
+	b.SetLayer("stem")
+	h := r.conv("conv1", x, 64, 7, 2, 3, 1)
+	h = r.bn("bn1", h)
+	h = b.ReLU("relu", h, true)
+	h = b.MaxPool2d("maxpool", h, 3, 2, 1)
+	inplanes := int64(64)
+	for li, blocks := range arch.layers {
+		planes := int64(64) << li
+		stride := int64(1)
+		if li > 0 {
+			stride = 2
+		}
+		for bi := int64(0); bi < blocks; bi++ {
+			bname := fmt.Sprintf("layer%d.%d", li+1, bi)
+			s := int64(1)
+			if bi == 0 {
+				s = stride
+			}
+			b.SetLayer(bname)
+			b.BeginBlock()
+			b.Scoped(bname, func() {
+				if arch.bottleneck {
+					h = r.bottleneck(h, inplanes, planes, s)
+				} else {
+					h = r.basic(h, inplanes, planes, s)
+				}
+			})
+			b.EndBlock()
+			if arch.bottleneck {
+				inplanes = planes * 4
+			} else {
+				inplanes = planes
+			}
+		}
+	}
+	b.SetLayer("head")
+	h = b.GlobalAvgPool("avgpool", h)
+	h = b.View("flatten", h, bsz, inplanes)
+	var fcW, fcB spec.TensorID
+	b.Scoped("fc", func() {
+		fcW = b.Param("weight", []int64{classes, inplanes}, r.pdt)
+		fcB = b.Param("bias", []int64{classes}, r.pdt)
+	})
+	logits := b.LinearAutocast("fc", h, fcW, fcB)
+	if t.Mode == spec.ModeInference {
+		return b.Finish(spec.NoTensor, logits)
+	}
+	b.SetLayer("loss")
+	loss := b.CrossEntropyAutocast("cross_entropy", logits, y)
+	// cross_entropy(model(x), y): the model output lives until the call returns.
+	b.HoldUntilLastOp(logits)
+	return b.Finish(loss)
+}
+
+// conv is a bias-free nn.Conv2d (torchvision's conv3x3/conv1x1 and the stem).
+func (r *resnet) conv(name string, x spec.TensorID, out, k, stride, pad, groups int64) spec.TensorID {
+	b := r.b
+	in := b.Shape(x)[1]
+	var w spec.TensorID
+	b.Scoped(name, func() { w = b.Param("weight", []int64{out, in / groups, k, k}, r.pdt) })
+	return b.Conv2dCuDNN(name, x, w, spec.NoTensor, spec.Conv2dArgs{Kernel: k, Stride: stride, Padding: pad, Groups: groups}, spec.ConvOpts{})
+}
+
+// bn is nn.BatchNorm2d with its running statistics (buffers in the
+// parameter dtype) and num_batches_tracked (int64).
+func (r *resnet) bn(name string, x spec.TensorID) spec.TensorID {
+	b := r.b
+	ch := b.Shape(x)[1]
+	var w, bias, mean, variance spec.TensorID
+	b.Scoped(name, func() {
+		w = b.Param("weight", []int64{ch}, r.pdt)
+		bias = b.Param("bias", []int64{ch}, r.pdt)
+		mean = b.Buffer("running_mean", []int64{ch}, r.pdt)
+		variance = b.Buffer("running_var", []int64{ch}, r.pdt)
+		b.Buffer("num_batches_tracked", []int64{}, spec.Int64)
+	})
+	return b.BatchNorm2d(name, x, w, bias, mean, variance)
+}
+
+// downsample is the projection shortcut: conv1x1(stride) then BatchNorm2d.
+func (r *resnet) downsample(x spec.TensorID, out, stride int64) spec.TensorID {
+	var id spec.TensorID
+	r.b.Scoped("downsample", func() {
+		id = r.conv("0", x, out, 1, stride, 0, 1)
+		id = r.bn("1", id)
+	})
+	return id
+}
+
+// basic is torchvision's BasicBlock: two 3×3 convs, the residual added in
+// place (`out += identity`) and an in-place ReLU over the sum.
+func (r *resnet) basic(x spec.TensorID, inplanes, planes, stride int64) spec.TensorID {
+	b := r.b
+	out := r.conv("conv1", x, planes, 3, stride, 1, 1)
+	out = r.bn("bn1", out)
+	out = b.ReLU("relu", out, true)
+	out = r.conv("conv2", out, planes, 3, 1, 1, 1)
+	out = r.bn("bn2", out)
+	identity := x
+	if stride != 1 || inplanes != planes {
+		identity = r.downsample(x, planes, stride)
+	}
+	out = b.AddInplace("add_identity", out, identity)
+	out = b.ReLU("relu_out", out, true)
+	// forward's argument x (the block input) lives until the block returns.
+	b.HoldUntilLastOp(x)
+	return out
+}
+
+// bottleneck is torchvision's Bottleneck (ResNet v1.5: the stride on the 3×3).
+func (r *resnet) bottleneck(x spec.TensorID, inplanes, planes, stride int64) spec.TensorID {
+	b := r.b
+	width := planes * r.width / 64 * r.groups
+	out := r.conv("conv1", x, width, 1, 1, 0, 1)
+	out = r.bn("bn1", out)
+	out = b.ReLU("relu", out, true)
+	out = r.conv("conv2", out, width, 3, stride, 1, r.groups)
+	out = r.bn("bn2", out)
+	out = b.ReLU("relu_2", out, true)
+	out = r.conv("conv3", out, planes*4, 1, 1, 0, 1)
+	out = r.bn("bn3", out)
+	identity := x
+	if stride != 1 || inplanes != planes*4 {
+		identity = r.downsample(x, planes*4, stride)
+	}
+	out = b.AddInplace("add_identity", out, identity)
+	out = b.ReLU("relu_out", out, true)
+	b.HoldUntilLastOp(x)
+	return out
+}
+
+// resnetNames lists the torchvision architectures, sorted (for tests and docs).
+func resnetNames() []string {
+	var n []string
+	for k := range resnetArchs {
+		n = append(n, "torchvision."+k)
+	}
+	sort.Strings(n)
+	return n
+}
