@@ -20,6 +20,10 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	// CreateTemp makes the file 0600; a report is an ordinary document.
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

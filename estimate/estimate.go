@@ -72,10 +72,10 @@ type sim struct {
 	paramGrads     []allocator.BlockID // by tensor id; noBlock when none
 	paramGradOrder []spec.TensorID
 
-	lv          *liveness
-	released    []bool
-	recomputed  []bool
-	lossSeed    spec.TensorID
+	lv         *liveness
+	released   []bool
+	recomputed []bool
+	lossSeed   spec.TensorID
 
 	optState   []allocator.BlockID
 	workspaces map[string]allocator.BlockID
@@ -88,7 +88,7 @@ type sim struct {
 	peakRoles [16]int64
 	// peakOp and peakSuffix name the op at the phase's peak so far.
 	peakOp, peakSuffix string
-	iters     []IterationRun
+	iters              []IterationRun
 	// curOp (+ curSuffix, joined only when an event is kept) names the op running.
 	curOp, curSuffix string
 }

@@ -114,6 +114,25 @@ type Term struct {
 	Bytes    int64  `json:"bytes"`
 	Included bool   `json:"included"`
 	Note     string `json:"note"`
+	// Where says where the bytes live (reports group terms by it).
+	Where Where `json:"-"`
+}
+
+// Where is where a term's bytes live.
+type Where int
+
+// Places: inside the caching allocator, outside it (context, kernels, other
+// processes), in host memory, or a subtotal of other terms.
+const (
+	WhereAllocator Where = iota
+	WhereOutside
+	WhereHost
+	WhereSubtotal
+)
+
+// String names the place as reports print it.
+func (w Where) String() string {
+	return [...]string{"allocator", "outside the allocator", "host", "subtotal"}[w]
 }
 
 // Action is what an event does to the allocator.

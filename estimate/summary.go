@@ -98,7 +98,7 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 	terms = append(terms,
 		Term{Name: "gradients", Bytes: gradBytes, Included: s.train, Note: noteIf(s.train, "one .grad per parameter, in the parameter dtype, freed by zero_grad(set_to_none=True)", "inference: no gradients")},
 		Term{Name: "optimizer state", Bytes: stateBytes, Included: s.train && stateBytes > 0, Note: optimizerNote(t)},
-		Term{Name: "model states (parameters + gradients + optimizer state)", Bytes: states, Included: true, Note: fmt.Sprintf("%s = %.1f MB, before activations and allocator rounding", mibStr(states), float64(states)/mb)},
+		Term{Name: "model states (parameters + gradients + optimizer state)", Bytes: states, Included: true, Where: WhereSubtotal, Note: fmt.Sprintf("%s = %.1f MB, before activations and allocator rounding", mibStr(states), float64(states)/mb)},
 		Term{Name: "inputs", Bytes: inputBytes, Included: true, Note: "the batch, resident on the GPU for the whole step"},
 		Term{Name: "saved activations (at the peak)", Bytes: at(spec.RoleSaved), Included: s.train, Note: "tensors autograd keeps for backward, live at the overall peak"},
 		Term{Name: "activations and their gradients (at the peak)", Bytes: at(spec.RoleActivation) + at(spec.RoleActivationGradient), Included: true, Note: "outputs not yet freed and gradient buffers of activations, live at the overall peak"},
@@ -106,16 +106,12 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 		Term{Name: "temporaries (at the peak)", Bytes: at(spec.RoleTemporary), Included: true, Note: "op-internal buffers live at the peak (optimizer foreach copies, backward scratch)"},
 		Term{Name: "library workspaces", Bytes: s.workspaceBytes(), Included: true, Note: fmt.Sprintf("cuBLAS %s per thread that runs GEMMs (main, autograd), cuBLASLt %s for addmm with bias", mibStr(p.CublasWorkspaceBytes), mibStr(p.CublasLtWorkspaceBytes))},
 	)
-	if peak != nil {
-		st := s.a.Stats()
-		_ = st
-	}
 	terms = append(terms,
-		Term{Name: "CUDA context", Bytes: p.ContextBytes, Included: true, Note: "outside the allocator: nvidia-smi shows it, memory_reserved() does not"},
-		Term{Name: "library kernels", Bytes: s.kernelBytes(), Included: true, Note: "lazily loaded cuBLAS/cuDNN/PyTorch kernels, outside the allocator"},
-		Term{Name: "NCCL buffers", Bytes: 0, Included: false, Note: "single-process estimate: no process group"},
-		Term{Name: "other processes", Bytes: 0, Included: false, Note: "nvidia-smi's device total also counts other processes on the GPU"},
-		Term{Name: "dataloader pinned memory", Bytes: 0, Included: false, Note: "host memory, not on the GPU"},
+		Term{Name: "CUDA context", Bytes: p.ContextBytes, Included: true, Where: WhereOutside, Note: "outside the allocator: nvidia-smi shows it, memory_reserved() does not"},
+		Term{Name: "library kernels", Bytes: s.kernelBytes(), Included: true, Where: WhereOutside, Note: "lazily loaded cuBLAS/cuDNN/PyTorch kernels, outside the allocator"},
+		Term{Name: "NCCL buffers", Bytes: 0, Included: false, Where: WhereOutside, Note: "single-process estimate: no process group"},
+		Term{Name: "other processes", Bytes: 0, Included: false, Where: WhereOutside, Note: "nvidia-smi's device total also counts other processes on the GPU"},
+		Term{Name: "dataloader pinned memory", Bytes: 0, Included: false, Where: WhereHost, Note: "host memory, not on the GPU"},
 		Term{Name: "optimizer step counters", Bytes: 0, Included: false, Note: noteIf(t.OptimizerImpl == spec.ImplFused, "fused: one 512 B GPU block per parameter, counted in optimizer state", "foreach/for-loop keep `step` as a CPU scalar")},
 	)
 	return terms

@@ -35,7 +35,6 @@ const (
 const (
 	whereAllocator = "allocator"
 	whereOutside   = "outside the allocator"
-	whereHost      = "host"
 	whereSubtotal  = "subtotal"
 )
 
@@ -166,19 +165,8 @@ func (x *xlsxWriter) table(sheet, name string, cols, rows int) error {
 	return x.f.AddTable(sheet, &excelize.Table{Range: "A1:" + cell(cols, rows), Name: name, StyleName: "TableStyleMedium2"})
 }
 
-// termWhere says where a term's bytes sit, from its name and note.
-func termWhere(t estimate.Term) string {
-	switch {
-	case strings.HasPrefix(t.Name, "model states"):
-		return whereSubtotal
-	case t.Name == "CUDA context" || t.Name == "library kernels" || t.Name == "NCCL buffers" || t.Name == "other processes" ||
-		strings.Contains(t.Note, "outside the allocator"):
-		return whereOutside
-	case strings.Contains(t.Note, "host memory"):
-		return whereHost
-	}
-	return whereAllocator
-}
+// termWhere says where a term's bytes sit.
+func termWhere(t estimate.Term) string { return t.Where.String() }
 
 // terms writes the Terms sheet: one row per term, bytes as numbers (the
 // cells the Summary's totals add up) and MiB as formulas over them. The
