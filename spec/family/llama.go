@@ -1,4 +1,475 @@
 package family
 
-// registerLlama adds the Llama architectures (being written).
-func registerLlama(f map[string]expander) {}
+import (
+	"fmt"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// The Llama family of transformers 5.17: LlamaForCausalLM and the two
+// architectures that run the same modules — MistralForCausalLM (no biases,
+// a sliding-window mask) and Qwen2ForCausalLM (q/k/v biases, optional
+// sliding-window layers). Op by op as modeling_llama.py, modeling_mistral.py
+// and modeling_qwen2.py execute them under PyTorch 2.11, checked against the
+// H200 allocator traces of tinyllama-bf16-adamw-b4 and the llama-small,
+// mistral-small and qwen2-small cases.
+
+// llamaVariant is what differs between the three architectures.
+type llamaVariant struct {
+	arch     string
+	class    string
+	defaults func() map[string]any
+	// qkvBias: Qwen2's q/k/v projections always have a bias; Llama's follow
+	// attention_bias (o_proj too) and mlp_bias.
+	qkvBias bool
+	// hfValidate: LlamaConfig.validate_architecture rejects hidden_size not
+	// divisible by num_attention_heads even when head_dim is given.
+	hfValidate bool
+}
+
+// llamaDefaults are LlamaConfig's defaults (transformers 5.17).
+func llamaDefaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(32000), "hidden_size": int64(4096), "intermediate_size": int64(11008), "num_hidden_layers": int64(32),
+		"num_attention_heads": int64(32), "num_key_value_heads": nil, "hidden_act": "silu", "max_position_embeddings": int64(2048),
+		"rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": false, "attention_bias": false, "attention_dropout": 0.0,
+		"mlp_bias": false, "head_dim": nil, "pretraining_tp": int64(1), "rope_parameters": nil,
+	}
+}
+
+// mistralDefaults are MistralConfig's defaults (transformers 5.17).
+func mistralDefaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(32000), "hidden_size": int64(4096), "intermediate_size": int64(14336), "num_hidden_layers": int64(32),
+		"num_attention_heads": int64(32), "num_key_value_heads": int64(8), "head_dim": nil, "hidden_act": "silu",
+		"max_position_embeddings": int64(4096 * 32), "rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": false,
+		"rope_parameters": nil, "sliding_window": int64(4096), "attention_dropout": 0.0,
+	}
+}
+
+// qwen2Defaults are Qwen2Config's defaults (transformers 5.17).
+func qwen2Defaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(151936), "hidden_size": int64(4096), "intermediate_size": int64(22016), "num_hidden_layers": int64(32),
+		"num_attention_heads": int64(32), "num_key_value_heads": int64(32), "hidden_act": "silu", "max_position_embeddings": int64(32768),
+		"rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": false, "rope_parameters": nil, "use_sliding_window": false,
+		"sliding_window": int64(4096), "max_window_layers": int64(28), "layer_types": nil, "attention_dropout": 0.0,
+	}
+}
+
+func registerLlama(f map[string]expander) {
+	for _, v := range []llamaVariant{
+		{arch: "LlamaForCausalLM", class: "LlamaConfig", defaults: llamaDefaults, hfValidate: true},
+		{arch: "MistralForCausalLM", class: "MistralConfig", defaults: mistralDefaults},
+		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true},
+	} {
+		v := v
+		f[v.arch] = func(m *spec.Model) (*spec.Graph, error) { return expandLlama(m, v) }
+	}
+}
+
+// llama holds one expansion in progress.
+type llama struct {
+	b                              *spec.Builder
+	d, heads, kvHeads, headDim     int64
+	inner, vocab, layers           int64
+	batch, seq                     int64
+	pdt                            spec.DType
+	attnBias, oBias, mlpBias, tied bool
+	useCache, eager                bool
+	act                            string
+	attnDrop                       float64
+	// window is the sliding window of each layer (0: full causal attention).
+	window []int64
+}
+
+// llamaLayer holds one decoder layer's parameters.
+type llamaLayer struct {
+	inNorm, q, qb, k, kb, v, vb, o, ob, postNorm, gate, gateB, up, upB, down, downB spec.TensorID
+}
+
+func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
+	c := newConfig(m, v.class, v.defaults())
+	l := &llama{vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
+		heads: c.Int("num_attention_heads"), act: c.Str("hidden_act", "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
+	l.kvHeads = c.OptInt("num_key_value_heads", l.heads)
+	l.headDim = c.OptInt("head_dim", 0)
+	if l.headDim == 0 || v.hfValidate {
+		c.Divides("hidden_size", l.d, "num_attention_heads", l.heads)
+	}
+	if l.headDim == 0 {
+		l.headDim = l.d / l.heads
+	}
+	c.Divides("num_attention_heads", l.heads, "num_key_value_heads", l.kvHeads)
+	c.Int("max_position_embeddings")
+	c.Float("rms_norm_eps", 0, 1)
+	l.attnDrop = c.Float("attention_dropout", 0, 1)
+	l.tied = c.Bool("tie_word_embeddings")
+	if v.qkvBias {
+		l.attnBias = true
+	} else {
+		l.attnBias = c.Bool("attention_bias")
+		l.oBias = l.attnBias
+		l.mlpBias = c.Bool("mlp_bias")
+	}
+	t := m.Training
+	train := t.Mode == spec.ModeTrain
+	// HF turns the cache off when training with gradient checkpointing.
+	l.useCache = c.Bool("use_cache") && !(train && t.ActivationCheckpointing)
+	l.window = c.slidingWindows(v.class, l.layers)
+	if c.err == nil && l.headDim%2 != 0 {
+		key := "head_dim"
+		if _, ok := m.Config[key]; !ok {
+			key = "hidden_size"
+		}
+		c.fail(key, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	seq, err := needSeq(m)
+	if err != nil {
+		return nil, err
+	}
+	l.batch, l.seq = t.BatchSize, seq
+	l.pdt = t.Precision.ParamDType()
+	l.eager = t.Attention == spec.AttentionEager
+	b := spec.NewBuilder(t)
+	l.b = b
+	ids, labels := textBatch(b, l.batch, seq)
+
+	// Parameters in model.parameters() order.
+	var embed, norm, lmHead spec.TensorID
+	layers := make([]llamaLayer, l.layers)
+	bias := func(on bool, name string, n int64) spec.TensorID {
+		if !on {
+			return spec.NoTensor
+		}
+		return b.Param(name, []int64{n}, l.pdt)
+	}
+	qDim, kvDim := l.heads*l.headDim, l.kvHeads*l.headDim
+	b.Scoped("model", func() {
+		embed = b.Param("embed_tokens.weight", []int64{l.vocab, l.d}, l.pdt)
+		for i := range layers {
+			b.Scoped(fmt.Sprintf("layers.%d", i), func() {
+				p := &layers[i]
+				p.q, p.qb = b.Param("self_attn.q_proj.weight", []int64{qDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.q_proj.bias", qDim)
+				p.k, p.kb = b.Param("self_attn.k_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.k_proj.bias", kvDim)
+				p.v, p.vb = b.Param("self_attn.v_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.v_proj.bias", kvDim)
+				p.o, p.ob = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt), bias(l.oBias, "self_attn.o_proj.bias", l.d)
+				p.gate, p.gateB = b.Param("mlp.gate_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.gate_proj.bias", l.inner)
+				p.up, p.upB = b.Param("mlp.up_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.up_proj.bias", l.inner)
+				p.down, p.downB = b.Param("mlp.down_proj.weight", []int64{l.d, l.inner}, l.pdt), bias(l.mlpBias, "mlp.down_proj.bias", l.d)
+				p.inNorm = b.Param("input_layernorm.weight", []int64{l.d}, l.pdt)
+				p.postNorm = b.Param("post_attention_layernorm.weight", []int64{l.d}, l.pdt)
+			})
+		}
+		norm = b.Param("norm.weight", []int64{l.d}, l.pdt)
+		// rotary_emb.inv_freq and original_inv_freq, [head_dim/2] each, cast
+		// with the model by model.to(dtype).
+		b.Buffer("rotary_emb.inv_freq", []int64{l.headDim / 2}, l.pdt)
+		b.Buffer("rotary_emb.original_inv_freq", []int64{l.headDim / 2}, l.pdt)
+	})
+	if l.tied {
+		lmHead = embed
+	} else {
+		lmHead = b.Param("lm_head.weight", []int64{l.vocab, l.d}, l.pdt)
+	}
+
+	var h spec.TensorID
+	b.Scoped("model", func() {
+		b.SetLayer("model.embed_tokens")
+		emb := b.EmbeddingDense("embed_tokens", ids, embed)
+		pos := positionIDs(b, seq)
+		b.SetLayer("model.rotary_emb")
+		masks := l.masks(emb)
+		cos, sin := b.RotaryCosSin("rotary_emb", seq, l.headDim, b.DType(emb))
+		h = emb
+		for i, p := range layers {
+			name := fmt.Sprintf("layers.%d", i)
+			b.SetLayer("model." + name)
+			in := h
+			b.BeginBlock()
+			b.Scoped(name, func() { h = l.decoderLayer(h, p, cos, sin, masks[l.window[i]]) })
+			b.EndBlock()
+			// The caller's hidden_states holds the layer input until the layer
+			// returns (under checkpointing the checkpoint keeps it anyway).
+			if !(train && t.ActivationCheckpointing) {
+				b.HoldUntilLastOp(in)
+			}
+		}
+		b.SetLayer("model.norm")
+		last := h
+		h = b.LlamaRMSNorm("norm", h, norm)
+		// Locals of LlamaModel.forward: inputs_embeds, position_ids, the
+		// masks, position_embeddings and the last layer's output (made inside
+		// a checkpointed block, whose recompute would hold it again: left out).
+		held := []spec.TensorID{emb, pos, cos, sin}
+		if !(train && t.ActivationCheckpointing) {
+			held = append(held, last)
+		}
+		for _, mk := range masks {
+			held = append(held, mk)
+		}
+		b.HoldUntilLastOp(held...)
+	})
+	b.SetLayer("lm_head")
+	logits := b.LinearHF("lm_head", h, lmHead, spec.NoTensor)
+	if !train {
+		return b.Finish(spec.NoTensor, logits)
+	}
+	loss := causalLMLoss(b, logits, labels)
+	// LlamaForCausalLM.forward's hidden_states (the final norm's output) lives
+	// until it returns: under autocast lm_head saves a bf16 cast instead, so
+	// the fp32 output is held through the loss.
+	b.HoldUntilLastOp(h)
+	return b.Finish(loss)
+}
+
+// masks builds the attention masks LlamaModel.forward passes to its layers,
+// keyed by sliding window (0: full causal). SDPA without padding gets None
+// for full attention and for windows longer than the sequence (is_causal);
+// a window ≤ seq_len materialises a bool [1, 1, S, S] mask (expanded to the
+// batch without a copy). Eager attention always gets an additive
+// [B, 1, S, S] mask in the embeddings' dtype. find_packed_sequence_indices
+// runs first (transient int64 [B, S] buffers).
+func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
+	b := l.b
+	bs := l.batch * l.seq
+	b.Emit(spec.OpSpec{Kind: "packed_sequence_check", Name: "find_packed_sequence_indices", NoGrad: true,
+		Temps: []spec.TensorSpec{spec.TS("first_dummy", spec.Int64, 4), spec.TS("diff", spec.Int64, bs), spec.TS("ne", spec.Bool, bs), spec.TS("cumsum", spec.Int64, bs), spec.TS("eq", spec.Int64, bs)}})
+	out := map[int64]spec.TensorID{}
+	for _, w := range l.window {
+		if _, ok := out[w]; ok {
+			continue
+		}
+		switch {
+		case l.eager:
+			out[w] = b.Emit(spec.OpSpec{Kind: "eager_mask", Name: fmt.Sprintf("causal_mask_w%d", w), NoGrad: true,
+				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(emb), l.batch, 1, l.seq, l.seq)}, Temps: []spec.TensorSpec{spec.TS("bool_mask", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
+		case w > 0 && l.seq >= w:
+			out[w] = b.Emit(spec.OpSpec{Kind: "sdpa_mask", Name: fmt.Sprintf("sliding_window_mask_w%d", w), NoGrad: true,
+				Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, l.seq, l.seq)}, Temps: []spec.TensorSpec{spec.TS("causal", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
+		default:
+			out[w] = spec.NoTensor
+		}
+	}
+	return out
+}
+
+// decoderLayer is LlamaDecoderLayer.forward: pre-norm attention and MLP,
+// each joined to the residual stream.
+func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
+	b := l.b
+	n := b.LlamaRMSNorm("input_layernorm", x, p.inNorm)
+	attn := l.attention(n, p, cos, sin, mask)
+	// hidden_states (the norm output) is rebound when self_attn returns.
+	b.HoldUntilLastOp(n)
+	h := b.AddMixed("add_attn", x, attn)
+	n2 := b.LlamaRMSNorm("post_attention_layernorm", h, p.postNorm)
+	var y spec.TensorID
+	b.Scoped("mlp", func() {
+		g := b.LinearHF("gate_proj", n2, p.gate, p.gateB)
+		a := l.activation("act_fn", g)
+		u := b.LinearHF("up_proj", n2, p.up, p.upB)
+		y = b.MulOperands("mul", a, u)
+		y = b.LinearHF("down_proj", y, p.down, p.downB)
+	})
+	b.HoldUntilLastOp(n2)
+	return b.AddMixed("add_mlp", h, y)
+}
+
+func (l *llama) activation(name string, x spec.TensorID) spec.TensorID {
+	b := l.b
+	switch l.act {
+	case "gelu":
+		return b.GELU(name, x, false)
+	case "gelu_pytorch_tanh":
+		return b.GELU(name, x, true)
+	case "relu":
+		return b.ReLU(name, x, false)
+	}
+	return b.SiLU(name, x)
+}
+
+// attention is LlamaAttention.forward (Mistral's and Qwen2's are the same
+// ops): projections, rotary embeddings, the KV-cache copies when use_cache,
+// SDPA (or eager attention) and o_proj. query/key/value_states are locals
+// that live until the module returns.
+func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
+	b := l.b
+	var out spec.TensorID
+	b.Scoped("self_attn", func() {
+		bsz, s, d := l.batch, l.seq, l.headDim
+		qp := b.LinearHF("q_proj", x, p.q, p.qb)
+		q := b.HeadsView("q_view", qp, true, bsz, l.heads, s, d)
+		kp := b.LinearHF("k_proj", x, p.k, p.kb)
+		k := b.HeadsView("k_view", kp, true, bsz, l.kvHeads, s, d)
+		vp := b.LinearHF("v_proj", x, p.v, p.vb)
+		// cuDNN's dv comes back laid out like v_proj's output ([B, S, Hkv, D]):
+		// it flows back through the view as is. A cache copy, the math kernel
+		// (fp32 GQA), eager attention and repeat_kv give a [B, Hkv, S, D]
+		// gradient that the view's backward must copy.
+		gqa := l.kvHeads != l.heads
+		fp32 := b.Training().Precision.ComputeDType() == spec.FP32
+		copyV := l.useCache || l.eager || (fp32 && gqa && mask == spec.NoTensor) || (mask != spec.NoTensor && gqa)
+		v := b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
+		q = b.ApplyRotary("rotary_q", q, cos, sin)
+		k = b.ApplyRotary("rotary_k", k, cos, sin)
+		// apply_rotary_pos_emb's arguments (the projections) are dropped when it returns.
+		b.HoldUntilLastOp(qp, kp)
+		if l.useCache {
+			// DynamicCache.update: torch.cat copies, held by the cache until the
+			// model output is dropped.
+			k = b.Contiguous("cache_keys", k, b.Shape(k)...)
+			v = b.Contiguous("cache_values", v, b.Shape(v)...)
+			b.T(k).Cached = true
+			b.T(v).Cached = true
+		}
+		var o spec.TensorID
+		switch {
+		case l.eager:
+			o = l.eagerAttention(q, k, v, mask)
+			o = b.Contiguous("transpose_contiguous", o, bsz, s, l.heads, d)
+		case mask != spec.NoTensor:
+			o = l.maskedSDPA(q, k, v, mask)
+		default:
+			o = b.SDPACausal("sdpa", q, k, v)
+			if b.DType(o) == spec.FP32 && gqa {
+				// The math kernel's output is laid out [B, H, S, D]: the
+				// transpose(1, 2).contiguous() copies it.
+				o = b.MathOutputCopy("transpose_contiguous", o, bsz, s, l.heads, d)
+			}
+		}
+		merged := b.View("reshape", o, bsz, s, l.heads*d)
+		out = b.LinearHF("o_proj", merged, p.o, p.ob)
+		b.HoldUntilLastOp(q, k, v)
+	})
+	return out
+}
+
+// maskedSDPA is SDPA with an explicit (sliding-window) bool mask: transformers
+// then repeats k and v to all heads (repeat_kv: new [B, H, S, D] copies) and
+// passes the mask; bf16 runs cuDNN with the mask as a bias, fp32 the
+// memory-efficient kernel. Not measured: modelled from the source.
+func (l *llama) maskedSDPA(q, k, v, mask spec.TensorID) spec.TensorID {
+	b := l.b
+	if l.kvHeads != l.heads {
+		k = l.repeatKV("repeat_k", k)
+		v = l.repeatKV("repeat_v", v)
+	}
+	return b.SDPA("sdpa", q, k, v, mask, false)
+}
+
+// repeatKV is repeat_kv: expand + reshape into a new [B, H, S, D] tensor; its
+// backward sums the repeats into a new [B, Hkv, S, D] gradient.
+func (l *llama) repeatKV(name string, x spec.TensorID) spec.TensorID {
+	b := l.b
+	return b.Emit(spec.OpSpec{Kind: "repeat_kv", Name: name, Inputs: []spec.TensorID{x}, Outputs: []spec.TensorSpec{spec.TS("out", b.DType(x), l.batch, l.heads, l.seq, l.headDim)}})[0]
+}
+
+// eagerAttention is eager_attention_forward: repeat_kv copies, q·kᵀ,
+// scaling, the additive mask, an fp32 softmax cast back to q's dtype,
+// dropout and ·v. Returns [B, H, S, D].
+func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) spec.TensorID {
+	b := l.b
+	var out spec.TensorID
+	b.Scoped("eager", func() {
+		if l.kvHeads != l.heads {
+			k = l.repeatKV("repeat_k", k)
+			v = l.repeatKV("repeat_v", v)
+		}
+		scores := []int64{l.batch, l.heads, l.seq, l.seq}
+		w := b.Matmul("qk", q, k, scores)
+		w = b.Scale("scale", w)
+		if mask != spec.NoTensor {
+			// Under autocast the bf16 scores plus the fp32 mask are fp32.
+			w = b.AddMixed("add_mask", w, mask)
+		}
+		// softmax(dtype=float32) converts its input first.
+		w = b.Cast("softmax_input", w, spec.FP32)
+		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0}})[0]
+		w = b.Cast("to_query_dtype", w, b.DType(q))
+		w = b.Dropout("dropout", w, l.attnDrop)
+		out = b.Matmul("pv", w, v, []int64{l.batch, l.heads, l.seq, l.headDim})
+	})
+	return out
+}
+
+// slidingWindows returns each layer's sliding window (0 for full causal
+// attention). Llama has none; Mistral applies sliding_window (when set) to
+// every layer; Qwen2 to the layers layer_types marks "sliding_attention"
+// (by default, with use_sliding_window, those from max_window_layers on).
+func (c *hfConfig) slidingWindows(class string, layers int64) []int64 {
+	w := make([]int64, layers)
+	switch class {
+	case "MistralConfig":
+		win := c.OptInt("sliding_window", 0)
+		for i := range w {
+			w[i] = win
+		}
+	case "Qwen2Config":
+		use := c.Bool("use_sliding_window")
+		win := c.OptInt("sliding_window", 0)
+		maxWin := c.nonNegInt("max_window_layers")
+		types := c.strList("layer_types", layers, "full_attention", "sliding_attention")
+		for i := range w {
+			sliding := use && win > 0 && int64(i) >= maxWin
+			if types != nil {
+				sliding = types[i] == "sliding_attention" && use && win > 0
+			}
+			if sliding {
+				w[i] = win
+			}
+		}
+	}
+	return w
+}
+
+// nonNegInt reads an integer key that may be zero.
+func (c *hfConfig) nonNegInt(key string) int64 {
+	v, ok := c.raw(key)
+	if !ok {
+		return 0
+	}
+	n, isInt := v.(int64)
+	if i, ok := v.(int); ok {
+		n, isInt = int64(i), true
+	}
+	if !isInt || n < 0 {
+		c.fail(key, "want a non-negative integer, got %v", v)
+		return 0
+	}
+	return n
+}
+
+// strList reads an optional list of n strings, each one of allowed.
+func (c *hfConfig) strList(key string, n int64, allowed ...string) []string {
+	v, ok := c.raw(key)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]spec.Value)
+	if !isList {
+		c.fail(key, "want a list of strings, got %v", v)
+		return nil
+	}
+	if int64(len(list)) != n {
+		c.fail(key, "has %d entries (allowed: one per layer, %d)", len(list), n)
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, isStr := e.V.(string)
+		okName := false
+		for _, a := range allowed {
+			okName = okName || a == s
+		}
+		if !isStr || !okName {
+			c.fail(key, "entry %d is %v (allowed: %v)", i, e.V, allowed)
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,369 @@
+package spec
+
+// Ops of the transformers 5.x decoder LMs (Llama, Mistral, Qwen2): the Python
+// composites HF writes out (LlamaRMSNorm, rotary embeddings, rotate_half),
+// cuDNN SDPA with grouped-query attention, the dense embedding backward and
+// the reduction staging buffers, as PyTorch 2.11 runs them on an H200
+// (checked event by event against the allocator traces of
+// shared/validation/h200/inspect/tinyllama-bf16-adamw-b4 and
+// testdata/measured/h200/llama-small-*).
+
+// sm90 launch constants that size CUDA reductions' staging buffers
+// (H100/H200: 132 SMs, 2048 resident threads per SM).
+const (
+	reduceSMs          = 132
+	reduceThreadsPerSM = 2048
+)
+
+// lastPow2 is ATen's last_pow2: the largest power of two ≤ n (at least 1).
+func lastPow2(n int64) int64 {
+	p := int64(1)
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// SumStaging returns the global-memory staging buffer and the semaphores
+// PyTorch 2.11's setReduceConfig (ATen/native/cuda/Reduce.cuh) allocates for a
+// sum of a contiguous [rows, cols] tensor over its rows (the outer dims) into
+// cols outputs, with fp32 accumulation: the weight-gradient reduction of a
+// broadcast multiply (RMSNorm weight) and the bias gradient of a Linear.
+// Zero when the kernel reduces inside each block. Measured on the H200:
+// [8192, 2048] → 134217728 + 64 B, [4096, 1024] → 33554432 + 32 B,
+// [4096, 2816] → 92274688 + 88 B, [8192, 5632] → 138412032 + 176 B,
+// [1000, 1000] → none.
+func SumStaging(rows, cols int64) (buf, sem int64) {
+	if rows <= 0 || cols <= 0 {
+		return 0, 0
+	}
+	const accBytes = 4 // float accumulator for fp32, bf16 and fp16 sums
+	vec := int64(4)    // output vectorisation: aligned base, cols divisible
+	for cols%vec != 0 {
+		vec /= 2
+	}
+	maxThreads := 512 / vec
+	dim0, dim1 := cols/vec, rows
+	p0, p1 := maxThreads, maxThreads
+	if dim0 < maxThreads {
+		p0 = lastPow2(dim0)
+	}
+	if dim1 < maxThreads {
+		p1 = lastPow2(dim1)
+	}
+	bw := min(p0, 32)
+	bh := min(p1, maxThreads/bw)
+	bw = min(p0, maxThreads/bh)
+	threads := bw * bh
+	stepOut, stepIn := bw, int64(1)
+	splitInput := false
+	if vpt := rows; vpt >= bh*16 || vpt >= 256 {
+		splitInput = true
+		stepIn = bh
+	} else {
+		stepOut *= bh
+	}
+	gridX := ceilDiv(cols/vec, stepOut)
+	target := reduceSMs * (reduceThreadsPerSM / threads)
+	vpt := ceilDiv(rows, stepIn)
+	if !splitInput || vpt < 256 || gridX > target {
+		return 0, 0
+	}
+	ctas := max(min(ceilDiv(target, gridX), ceilDiv(vpt, 16)), ceilDiv(vpt, 256))
+	if ctas <= 1 {
+		return 0, 0
+	}
+	return accBytes * cols * ctas * bw * vec, 4 * gridX
+}
+
+// stagingTemps returns SumStaging as backward temporaries (none when zero).
+func stagingTemps(rows, cols int64) []TensorSpec {
+	buf, sem := SumStaging(rows, cols)
+	if buf == 0 {
+		return nil
+	}
+	return []TensorSpec{TS("reduce_staging", UInt8, buf), TS("reduce_semaphores", UInt8, sem)}
+}
+
+// MulOperands is x * y as autograd records it: x's gradient needs y and y's
+// needs x, so only the operands the other side's gradient needs are saved
+// (q * cos saves cos alone: q is not kept). The backward allocates each
+// input's gradient in the input's dtype; where the product's shape or dtype
+// differs (a broadcast operand, bf16 × fp32 under autocast), the product
+// grad·other is a temporary of the output's shape and dtype first.
+func (b *Builder) MulOperands(name string, x, y TensorID) TensorID {
+	outDT := promote(b.DType(x), b.DType(y))
+	outShape := broadcast(b.Shape(x), b.Shape(y))
+	var saved []TensorID
+	if b.T(x).RequiresGrad {
+		saved = append(saved, y)
+	}
+	if b.T(y).RequiresGrad {
+		saved = append(saved, x)
+	}
+	var temps []TensorSpec
+	for i, in := range []TensorID{x, y} {
+		if b.T(in).RequiresGrad && (b.DType(in) != outDT || !sameShape(b.Shape(in), outShape)) {
+			temps = append(temps, TS(sprintf("grad_product%d", i), outDT, outShape...))
+		}
+	}
+	return b.Emit(OpSpec{Kind: "mul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", outDT, outShape...)}, Saved: saved, BackwardTemps: temps})[0]
+}
+
+func sameShape(a, c []int64) bool {
+	if len(a) != len(c) {
+		return false
+	}
+	for i := range a {
+		if a[i] != c[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// AddMixed is x + y where the operands may differ in dtype (under autocast a
+// bf16 projection output joins the fp32 residual): the sum has the promoted
+// dtype; autograd casts the gradient of the lower-precision operand into a
+// new tensor of its dtype, modelled as a promoting view in front of the add.
+func (b *Builder) AddMixed(name string, x, y TensorID) TensorID {
+	out := promote(b.DType(x), b.DType(y))
+	lift := func(t TensorID, n string) TensorID {
+		if b.DType(t) == out {
+			return t
+		}
+		return b.Emit(OpSpec{Kind: "grad_cast", Name: n, Inputs: []TensorID{t}, Outputs: []TensorSpec{TS("out", out, b.Shape(t)...)}, AliasOut: []int{0}})[0]
+	}
+	return b.Add(name, lift(x, name+".promote_x"), lift(y, name+".promote_y"))
+}
+
+// LlamaRMSNorm is HF's Python RMSNorm (Llama, Mistral, Qwen2 …):
+//
+//	h = x.to(float32); variance = h.pow(2).mean(-1, keepdim=True)
+//	h = h * torch.rsqrt(variance + eps); return weight * h.to(x.dtype)
+//
+// Saved: h (pow, mul), rsqrt's result, the normalised tensor in x's dtype
+// (weight mul) and the weight. The locals variance and the fp32 normalised h
+// live until the module returns. Backward: the weight gradient is a
+// broadcast-reduced sum over the tokens with its staging buffer; pow's
+// backward makes two temporaries.
+func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
+	var out TensorID
+	b.Scoped(name, func() {
+		dt := b.DType(x)
+		h := b.Cast("to_fp32", x, FP32)
+		shape := b.Shape(h)
+		stat := withLast(shape, 1)
+		sq := b.Emit(OpSpec{Kind: "pow", Name: "pow", Inputs: []TensorID{h}, Outputs: []TensorSpec{TS("out", FP32, shape...)}, Saved: []TensorID{h},
+			// pow_backward: self.pow(1) and its scaling by 2, before grad·that.
+			BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}})[0]
+		variance := b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, stat...)}})[0]
+		ve := b.AddScalar("add_eps", variance)
+		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},
+			BackwardTemps: []TensorSpec{TS("result_cubed", FP32, stat...), TS("scaled", FP32, stat...)}})[0]
+		hn := b.MulOperands("mul_rsqrt", h, rs)
+		n := b.Cast("to_input_dtype", hn, dt)
+		odt := promote(b.DType(w), b.DType(n))
+		ns := b.Shape(n)
+		temps := []TensorSpec{TS("grad_times_input", odt, ns...)}
+		temps = append(temps, stagingTemps(rows(ns), ns[len(ns)-1])...)
+		out = b.Emit(OpSpec{Kind: "mul", Name: "mul_weight", Inputs: []TensorID{n}, Params: []TensorID{w},
+			Outputs: []TensorSpec{TS("out", odt, ns...)}, Saved: []TensorID{w, n}, BackwardTemps: temps})[0]
+		b.HoldUntilLastOp(variance, hn)
+	})
+	return out
+}
+
+// RotaryCosSin is LlamaRotaryEmbedding.forward (no grad, autocast off):
+// inv_freq and the positions in fp32, their product, cat, cos and sin times
+// attention_scaling, cast to the hidden states' dtype. Returns cos and sin
+// [1, seq, dim]; the fp32 intermediates are locals freed when it returns.
+func (b *Builder) RotaryCosSin(name string, seq, dim int64, dt DType) (cos, sin TensorID) {
+	b.Scoped(name, func() {
+		ng := func(kind, n string, in []TensorID, shape ...int64) TensorID {
+			return b.Emit(OpSpec{Kind: kind, Name: n, Inputs: in, NoGrad: true, Outputs: []TensorSpec{TS("out", FP32, shape...)}})[0]
+		}
+		inv := ng("expand_copy", "inv_freq_expanded", nil, 1, dim/2, 1)
+		pos := ng("to_copy", "position_ids_float", nil, 1, 1, seq)
+		freqs := ng("bmm", "freqs", []TensorID{inv, pos}, 1, dim/2, seq)
+		emb := ng("cat", "emb", []TensorID{freqs}, 1, seq, dim)
+		c0 := ng("cos", "cos", []TensorID{emb}, 1, seq, dim)
+		c := ng("mul_scalar", "cos_scaled", []TensorID{c0}, 1, seq, dim)
+		s0 := ng("sin", "sin", []TensorID{emb}, 1, seq, dim)
+		s := ng("mul_scalar", "sin_scaled", []TensorID{s0}, 1, seq, dim)
+		cos, sin = c, s
+		if dt != FP32 {
+			cos = b.Emit(OpSpec{Kind: "to_copy", Name: "cos_to", Inputs: []TensorID{c}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, 1, seq, dim)}})[0]
+			sin = b.Emit(OpSpec{Kind: "to_copy", Name: "sin_to", Inputs: []TensorID{s}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, 1, seq, dim)}})[0]
+		}
+		b.HoldUntilLastOp(inv, pos, freqs, emb, c, s)
+	})
+	return cos, sin
+}
+
+// ApplyRotary is `x * cos + rotate_half(x) * sin` on x [B, H, S, D] with
+// rotate_half(x) = cat((-x[..., D/2:], x[..., :D/2]), -1). cos and sin need no
+// gradient, so only they are saved. The halves are views whose backward
+// (slice_backward) makes zero-filled full-size gradients; neg and cat are
+// temporaries of the forward.
+func (b *Builder) ApplyRotary(name string, x, cos, sin TensorID) TensorID {
+	var out TensorID
+	b.Scoped(name, func() {
+		shape := b.Shape(x)
+		half := withLast(shape, shape[len(shape)-1]/2)
+		t1 := b.MulOperands("mul_cos", x, cos)
+		slice := func(n string) TensorID {
+			return b.Emit(OpSpec{Kind: "slice", Name: n, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), half...)}, AliasOut: []int{0}})[0]
+		}
+		x1 := slice("x1")
+		x2 := slice("x2")
+		neg := b.Emit(OpSpec{Kind: "neg", Name: "neg", Inputs: []TensorID{x2}, Outputs: []TensorSpec{TS("out", b.DType(x), half...)}})[0]
+		cat := b.Emit(OpSpec{Kind: "cat", Name: "cat", Inputs: []TensorID{neg, x1}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, Flow: GradPassThrough})[0]
+		t2 := b.MulOperands("mul_sin", cat, sin)
+		out = b.Add("add", t1, t2)
+	})
+	return out
+}
+
+// HeadsView is proj(x).view(B, S, -1, D).transpose(1, 2): no memory. When
+// copyGrad, the gradient arriving in [B, H, S, D] layout must be made
+// contiguous to flow back through the view (reshape of a transposed
+// gradient: a new tensor); otherwise it passes through (cuDNN's dv is
+// already laid out [B, S, H, D]).
+func (b *Builder) HeadsView(name string, x TensorID, copyGrad bool, shape ...int64) TensorID {
+	flow := GradPassThrough
+	if copyGrad {
+		flow = GradNew
+	}
+	return b.Emit(OpSpec{Kind: "view_transpose", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, AliasOut: []int{0}, Flow: flow})[0]
+}
+
+// LinearHF is nn.Linear as transformers calls it: F.linear on a 3-d input
+// (mm, or addmm through cuBLASLt with a bias). Under autocast the wrapper's
+// casts run right to left: bias, weight (both cached), then the input.
+// Saves the input and the weight. With a bias, the backward's bias gradient
+// is a sum over the tokens with its staging buffer.
+func (b *Builder) LinearHF(name string, x, w, bias TensorID) TensorID {
+	if bias != NoTensor {
+		bias = b.matmulIn(bias, "")
+	}
+	w = b.matmulIn(w, "")
+	x = b.matmulIn(x, name+".input_cast")
+	outDim := b.Shape(w)[0]
+	out := withLast(b.Shape(x), outDim)
+	in := []TensorID{x}
+	var params []TensorID
+	for _, p := range []TensorID{w, bias} {
+		if p == NoTensor {
+			continue
+		}
+		if b.g.Tensors[p].Role == RoleParameter {
+			params = append(params, p)
+		} else {
+			in = append(in, p)
+		}
+	}
+	s := OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, w}, Matmul: MatmulCublas}
+	if bias != NoTensor {
+		s.Matmul = MatmulCublasLt
+		s.BackwardTemps = stagingTemps(rows(b.Shape(x)), outDim)
+	}
+	return b.Emit(s)[0]
+}
+
+// EmbeddingDense is nn.Embedding's lookup with embedding_dense_backward's
+// buffers: the sorted and original indices, the segment offsets, and the
+// partial-segment sums — (n + n/10) partial segments of the embedding width
+// in fp32 (70.4 MiB for tinyllama's 8192 tokens × 2048) — all freed before
+// the op returns.
+func (b *Builder) EmbeddingDense(name string, idx, w TensorID) TensorID {
+	shape := append(b.Shape(idx), b.Shape(w)[1])
+	n := b.T(idx).Numel()
+	segs := n + n/10
+	width := b.Shape(w)[1]
+	return b.Emit(OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
+		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx},
+		BackwardTemps: []TensorSpec{TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), TS("segment_offsets", Int64, n),
+			TS("partial_segment_offset", Int64, segs), TS("grad_weight_per_segment", FP32, segs, width)}})[0]
+}
+
+// SDPACausal is F.scaled_dot_product_attention(q, k, v, is_causal=True) as
+// transformers' sdpa_attention_forward calls it for decoder LMs on an H200:
+// q [B, H, S, D], k and v [B, Hkv, S, D] with enable_gqa when Hkv < H (k and
+// v are not repeated). Under autocast the arguments are cast right to left
+// (v, k, q). bf16/fp16 run cuDNN: int64 philox seed and offset, the output
+// (laid out [B, S, H, D]), an fp32 logsumexp [B, H, S, 1] and a 256-byte
+// scratch; the backward allocates dq, dk, dv and one workspace of
+// (GQA ? 2 : 1)·B·H·S·D·4 + B·H·S·4 + 256 bytes (measured at five shapes).
+// fp32 with GQA falls back to the math kernel (SDPAMathGQA); fp32 without
+// GQA runs the memory-efficient kernel.
+func (b *Builder) SDPACausal(name string, q, k, v TensorID) TensorID {
+	v = b.matmulIn(v, name+".v_cast")
+	k = b.matmulIn(k, name+".k_cast")
+	q = b.matmulIn(q, name+".q_cast")
+	qs, ks := b.Shape(q), b.Shape(k)
+	bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
+	gqa := ks[1] != heads
+	dt := b.DType(q)
+	switch {
+	case dt == FP32 && gqa:
+		return b.SDPAMathGQA(name, q, k, v)
+	case dt == FP32:
+		return b.SDPA(name, q, k, v, NoTensor, true)
+	}
+	ws := bsz*heads*s*d*4 + bsz*heads*s*4 + 256
+	if gqa {
+		ws += bsz * heads * s * d * 4
+	}
+	return b.Emit(OpSpec{Kind: "sdpa_cudnn", Name: name, Inputs: []TensorID{q, k, v},
+		Outputs: []TensorSpec{TS("out", dt, bsz, heads, s, d)},
+		Extra:   []TensorSpec{TS("philox_seed", Int64), TS("philox_offset", Int64), TS("logsumexp", FP32, bsz, heads, s, 1)},
+		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}, SaveExtra: []int{0, 1, 2},
+		Temps:         []TensorSpec{TS("scratch", UInt8, 256)},
+		BackwardTemps: []TensorSpec{TS("workspace", UInt8, ws)}})[0]
+}
+
+// SDPAMathGQA is the math fallback of SDPA (fp32 with enable_gqa, which no
+// fused fp32 kernel supports in PyTorch 2.11), as measured on the H200: a
+// [B, H, S, D] scratch copy alive for the whole call, the causal mask ([S, S]
+// bools and their fp32 additive form, held to the end of the call), q and kᵀ scaled by √scale
+// (saved), k and v repeated to H heads (v saved), the fp32 scores
+// [B, H, S, S] (the mask added in place; freed after the softmax), the
+// softmax (saved) with its bool guard, and probs·v. Its backward needs a
+// contiguous copy of the output gradient and a scores-sized temporary in
+// the softmax backward. Returns [B, H, S, D] laid out BHSD: the caller's
+// transpose(1, 2).contiguous() is a real copy (MathOutputCopy).
+func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
+	var out TensorID
+	b.Scoped(name, func() {
+		qs := b.Shape(q)
+		bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
+		dt := b.DType(q)
+		full := []int64{bsz, heads, s, d}
+		scores := []int64{bsz, heads, s, s}
+		scratch := b.Emit(OpSpec{Kind: "math_scratch", Name: "scratch", NoGrad: true, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
+		ones := b.Emit(OpSpec{Kind: "ones", Name: "ones", NoGrad: true, Outputs: []TensorSpec{TS("out", Bool, s, s)}})[0]
+		tril := b.Emit(OpSpec{Kind: "tril", Name: "tril", Inputs: []TensorID{ones}, NoGrad: true, Outputs: []TensorSpec{TS("out", Bool, s, s)}})[0]
+		mask := b.Emit(OpSpec{Kind: "causal_mask", Name: "causal_mask", Inputs: []TensorID{tril}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, s, s)}})[0]
+		krep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_k", Inputs: []TensorID{k}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
+		vrep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_v", Inputs: []TensorID{v}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
+		qsc := b.Scale("scale_q", q)
+		ksc := b.Scale("scale_k", krep)
+		att := b.Matmul("bmm_qk", qsc, ksc, scores)
+		att = b.Emit(OpSpec{Kind: "add_", Name: "add_mask", Inputs: []TensorID{att, mask}, NoGradInputs: []int{1}, Outputs: []TensorSpec{TS("out", dt, scores...)}, AliasOut: []int{0}, Flow: GradPassThrough})[0]
+		p := b.Emit(OpSpec{Kind: "softmax", Name: "softmax", Inputs: []TensorID{att}, Outputs: []TensorSpec{TS("out", dt, scores...)}, SaveOut: []int{0},
+			Temps: []TensorSpec{TS("all_masked", Bool, scores...)}, BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", dt, scores...)}})[0]
+		out = b.Matmul("bmm_pv", p, vrep, full)
+		b.HoldUntilLastOp(scratch, krep, mask)
+	})
+	return out
+}
+
+// MathOutputCopy is attn_output.transpose(1, 2).contiguous() after the math
+// SDPA kernel: a [B, S, H, D] copy; its backward copies the gradient back
+// into the BHSD layout the bmm backward needs.
+func (b *Builder) MathOutputCopy(name string, x TensorID, shape ...int64) TensorID {
+	return b.Emit(OpSpec{Kind: "clone", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}})[0]
+}
