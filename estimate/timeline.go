@@ -12,6 +12,10 @@ type liveness struct {
 	// blocks: first and last op of each checkpoint block, and the storages
 	// made outside the block that it reads (kept for the recompute).
 	blockFirst, blockLast []int
+	// blockStop is the last op of a block that saves anything: the backward
+	// recompute stops there (non-reentrant checkpoint's early stop), -1 when
+	// the block saves nothing.
+	blockStop []int
 	blockExt              [][]spec.TensorID
 	blockUses             [][]int32 // per block: reads inside the block of storages made inside it (indexed by position in blockLocal)
 	blockLocal            []map[spec.TensorID]int32
@@ -40,10 +44,12 @@ func (s *sim) prepare() *liveness {
 	nb := s.g.Blocks
 	lv.blockFirst = make([]int, nb)
 	lv.blockLast = make([]int, nb)
+	lv.blockStop = make([]int, nb)
 	lv.blockExt = make([][]spec.TensorID, nb)
 	lv.blockLocal = make([]map[spec.TensorID]int32, nb)
 	for i := range lv.blockFirst {
 		lv.blockFirst[i] = -1
+		lv.blockStop[i] = -1
 	}
 	lv.releaseAfter = make([][]spec.TensorID, len(s.g.Ops))
 	for i := range s.g.Tensors {
@@ -71,6 +77,9 @@ func (s *sim) prepare() *liveness {
 				lv.blockLocal[b] = map[spec.TensorID]int32{}
 			}
 			lv.blockLast[b] = i
+			if !op.NoGrad && len(op.Saved) > 0 {
+				lv.blockStop[b] = i
+			}
 		}
 	}
 	// External inputs and local reads of each block.
@@ -94,6 +103,9 @@ func (s *sim) prepare() *liveness {
 						lv.blockExt[b] = append(lv.blockExt[b], st)
 					}
 				}
+			}
+			if i > lv.blockStop[b] {
+				continue
 			}
 			for _, in := range op.Inputs {
 				st := s.storage(in)
@@ -140,10 +152,13 @@ func (s *sim) execOp(i int, recompute bool) error {
 		if err := s.alloc(id, s.roleFor(id)); err != nil {
 			return err
 		}
-		if s.g.Tensors[id].Cached {
+		// A recompute runs in its own autocast region (its casts are not
+		// cached past it) and stops at the block's last saver, so only the
+		// Python locals released inside that range hold anything.
+		if s.g.Tensors[id].Cached && !recompute {
 			s.holds[id]++
 		}
-		if s.g.Tensors[id].HeldUntil >= 0 {
+		if h := s.g.Tensors[id].HeldUntil; h >= 0 && (!recompute || h <= s.lv.blockStop[op.Block]) {
 			s.holds[id]++
 		}
 	}
@@ -334,11 +349,11 @@ func (s *sim) releaseSaved(i int) {
 // recompute re-runs a checkpointed block's forward inside backward.
 func (s *sim) recompute(b int) error {
 	s.recomputed[b] = true
-	first, last := s.lv.blockFirst[b], s.lv.blockLast[b]
+	first, stop := s.lv.blockFirst[b], s.lv.blockStop[b]
 	for st, n := range s.lv.blockLocal[b] {
 		s.uses[st] = n
 	}
-	for i := first; i <= last; i++ {
+	for i := first; i <= stop; i++ {
 		if err := s.execOp(i, true); err != nil {
 			return err
 		}
