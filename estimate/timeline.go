@@ -15,10 +15,10 @@ type liveness struct {
 	// blockStop is the last op of a block that saves anything: the backward
 	// recompute stops there (non-reentrant checkpoint's early stop), -1 when
 	// the block saves nothing.
-	blockStop []int
-	blockExt              [][]spec.TensorID
-	blockUses             [][]int32 // per block: reads inside the block of storages made inside it (indexed by position in blockLocal)
-	blockLocal            []map[spec.TensorID]int32
+	blockStop  []int
+	blockExt   [][]spec.TensorID
+	blockUses  [][]int32 // per block: reads inside the block of storages made inside it (indexed by position in blockLocal)
+	blockLocal []map[spec.TensorID]int32
 	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
 	releaseAfter [][]spec.TensorID
 	// cached lists the tensors held to the end of the forward (autocast cache, model output).
