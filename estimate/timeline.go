@@ -17,7 +17,6 @@ type liveness struct {
 	// the block saves nothing.
 	blockStop  []int
 	blockExt   [][]spec.TensorID
-	blockUses  [][]int32 // per block: reads inside the block of storages made inside it (indexed by position in blockLocal)
 	blockLocal []map[spec.TensorID]int32
 	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
 	releaseAfter [][]spec.TensorID
