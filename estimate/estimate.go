@@ -77,8 +77,9 @@ type sim struct {
 	recomputed []bool
 	lossSeed   spec.TensorID
 
-	optState   []allocator.BlockID
-	workspaces map[string]allocator.BlockID
+	optState []allocator.BlockID
+	wsLive   [numWorkspaces]bool
+	wsBlock  [numWorkspaces]allocator.BlockID
 
 	iteration int
 	phase     Phase
@@ -115,7 +116,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		train: m.Training.Mode == spec.ModeTrain,
 		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
 		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
-		paramGrads: make([]allocator.BlockID, n), workspaces: map[string]allocator.BlockID{},
+		paramGrads: make([]allocator.BlockID, n),
 	}
 	s.lossSeed = g.LossGrad
 	for i := range s.grads {
@@ -290,29 +291,45 @@ func (s *sim) endPhase() PhaseRun {
 	return pr
 }
 
-// workspace allocates a library workspace once (cuBLAS per thread, cuBLASLt).
-func (s *sim) workspace(key string, bytes int64) error {
-	if _, ok := s.workspaces[key]; ok || bytes <= 0 {
+// Library workspaces, allocated once each.
+const (
+	wsCublasMain = iota
+	wsCublasAutograd
+	wsCublasLtMain
+	numWorkspaces
+)
+
+var workspaceNames = [numWorkspaces]string{"cublas workspace (main thread)", "cublas workspace (autograd thread)", "cublasLt workspace (main thread)"}
+
+// workspace allocates a library workspace the first time it is needed.
+func (s *sim) workspace(k int, bytes int64) error {
+	if s.wsLive[k] || bytes <= 0 {
 		return nil
 	}
-	blk, err := s.allocRaw(key, "", bytes, spec.RoleWorkspace)
+	blk, err := s.allocRaw(workspaceNames[k], "", bytes, spec.RoleWorkspace)
 	if err != nil {
 		return err
 	}
-	s.workspaces[key] = blk
+	s.wsLive[k], s.wsBlock[k] = true, blk
 	return nil
 }
 
-// matmulWorkspaces allocates the BLAS workspaces an op's GEMM needs on a thread.
-func (s *sim) matmulWorkspaces(op *spec.Op, thread string) error {
+// matmulWorkspaces allocates the BLAS workspaces an op's GEMM needs: cuBLAS
+// per thread (the main thread in forward, the autograd engine's thread in
+// backward), and cuBLASLt for a fused-bias addmm — forward only, since its
+// backward is plain GEMMs and a sum.
+func (s *sim) matmulWorkspaces(op *spec.Op, backward bool) error {
 	if op.Matmul == spec.MatmulNone {
 		return nil
 	}
-	if err := s.workspace("cublas workspace ("+thread+")", s.p.CublasWorkspaceBytes); err != nil {
+	if backward {
+		return s.workspace(wsCublasAutograd, s.p.CublasWorkspaceBytes)
+	}
+	if err := s.workspace(wsCublasMain, s.p.CublasWorkspaceBytes); err != nil {
 		return err
 	}
 	if op.Matmul == spec.MatmulCublasLt {
-		return s.workspace("cublasLt workspace ("+thread+")", s.p.CublasLtWorkspaceBytes)
+		return s.workspace(wsCublasLtMain, s.p.CublasLtWorkspaceBytes)
 	}
 	return nil
 }

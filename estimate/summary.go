@@ -119,8 +119,10 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 
 func (s *sim) workspaceBytes() int64 {
 	var n int64
-	for _, blk := range s.workspaces {
-		n += s.a.BlockSize(blk)
+	for k, live := range s.wsLive {
+		if live {
+			n += s.a.BlockSize(s.wsBlock[k])
+		}
 	}
 	return n
 }

@@ -162,7 +162,7 @@ func (s *sim) execOp(i int, recompute bool) error {
 		}
 	}
 	if !recompute {
-		if err := s.matmulWorkspaces(op, "main thread"); err != nil {
+		if err := s.matmulWorkspaces(op, false); err != nil {
 			return err
 		}
 	}
@@ -424,7 +424,7 @@ func (s *sim) backwardOp(i int) error {
 		return nil
 	}
 	s.curOp, s.curSuffix = op.Name, " (backward)"
-	if err := s.matmulWorkspaces(op, "autograd thread"); err != nil {
+	if err := s.matmulWorkspaces(op, true); err != nil {
 		return err
 	}
 	type pending struct {

@@ -221,13 +221,10 @@ func (b *Builder) LayerNorm(name string, x, w, bias TensorID) TensorID {
 			params = append(params, p)
 		}
 	}
-	r := rows(shape)
 	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params,
 		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
 		Extra:   []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)},
-		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0, 1},
-		// layer_norm_backward's weight/bias gradient partial sums.
-		BackwardTemps: []TensorSpec{TS("dgamma_partial", FP32, (r+31)/32, shape[len(shape)-1]), TS("dbeta_partial", FP32, (r+31)/32, shape[len(shape)-1])}})[0]
+		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0, 1}})[0]
 }
 
 // RMSNorm is torch.nn.RMSNorm (fused when dtypes match): saves input, weight
