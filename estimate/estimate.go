@@ -71,6 +71,10 @@ type sim struct {
 	// order they were made.
 	paramGrads     []allocator.BlockID // by tensor id; noBlock when none
 	paramGradOrder []spec.TensorID
+	// pending holds, per shared parameter, the gradient summed so far in
+	// backward; pendingLeft the edges still to deliver.
+	pending     []allocator.BlockID
+	pendingLeft []int32
 
 	lv         *liveness
 	released   []bool
@@ -116,12 +120,13 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		train: m.Training.Mode == spec.ModeTrain,
 		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
 		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
-		paramGrads: make([]allocator.BlockID, n),
+		paramGrads: make([]allocator.BlockID, n), pending: make([]allocator.BlockID, n), pendingLeft: make([]int32, n),
 	}
 	s.lossSeed = g.LossGrad
 	for i := range s.grads {
 		s.grads[i] = -1
 		s.paramGrads[i] = noBlock
+		s.pending[i] = noBlock
 	}
 	s.lv = s.prepare()
 	return s

@@ -22,6 +22,8 @@ type liveness struct {
 	releaseAfter [][]spec.TensorID
 	// cached lists the tensors held to the end of the forward (autocast cache, model output).
 	cached []spec.TensorID
+	// paramUses counts the ops whose backward delivers a gradient to each parameter.
+	paramUses []int32
 }
 
 func (s *sim) checkpointed(op *spec.Op) bool {
@@ -59,10 +61,16 @@ func (s *sim) prepare() *liveness {
 			lv.releaseAfter[h] = append(lv.releaseAfter[h], spec.TensorID(i))
 		}
 	}
+	lv.paramUses = make([]int32, n)
 	for i := range s.g.Ops {
 		op := &s.g.Ops[i]
 		for _, in := range op.Inputs {
 			lv.fwdUses[s.storage(in)]++
+		}
+		if s.train && !op.NoGrad {
+			for _, p := range op.Params {
+				lv.paramUses[p]++
+			}
 		}
 		if s.train && !op.NoGrad {
 			for _, sv := range op.Saved {
@@ -302,14 +310,19 @@ func (s *sim) accumulate(t spec.TensorID, b int32) error {
 	return nil
 }
 
-// paramGrad hands a parameter's gradient to AccumulateGrad: the first one
-// becomes .grad; later ones are added in place and freed.
+// paramGrad hands a parameter's gradient to its AccumulateGrad node. A
+// parameter read by one op has its gradient stolen as .grad. A parameter read
+// by several ops (tied embeddings) has one AccumulateGrad with several
+// incoming edges: the first gradient waits in its input buffer, each later
+// one is summed out of place (a new tensor, then both addends freed), and the
+// sum becomes .grad once the last edge has delivered.
 func (s *sim) paramGrad(p spec.TensorID) error {
 	if !s.g.Tensors[p].RequiresGrad {
 		return nil
 	}
 	t := &s.g.Tensors[p]
 	if s.paramGrads[p] != noBlock {
+		// .grad already exists (several backwards before zero_grad): added in place.
 		blk, err := s.allocRaw(t.Name, ".grad (accumulated)", t.Bytes, spec.RoleGradient)
 		if err != nil {
 			return err
@@ -320,6 +333,23 @@ func (s *sim) paramGrad(p spec.TensorID) error {
 	blk, err := s.allocRaw(t.Name, ".grad", t.Bytes, spec.RoleGradient)
 	if err != nil {
 		return err
+	}
+	if s.lv.paramUses[p] > 1 {
+		s.pendingLeft[p]--
+		if prev := s.pending[p]; prev != noBlock {
+			sum, err := s.allocRaw(t.Name, ".grad (sum)", t.Bytes, spec.RoleGradient)
+			if err != nil {
+				return err
+			}
+			s.freeRaw(t.Name, ".grad", prev, spec.RoleGradient)
+			s.freeRaw(t.Name, ".grad", blk, spec.RoleGradient)
+			blk = sum
+		}
+		s.pending[p] = blk
+		if s.pendingLeft[p] > 0 {
+			return nil
+		}
+		s.pending[p] = noBlock
 	}
 	s.paramGrads[p] = blk
 	s.paramGradOrder = append(s.paramGradOrder, p)
@@ -366,6 +396,7 @@ func (s *sim) backward() error {
 	}
 	s.released = make([]bool, len(s.g.Ops))
 	s.recomputed = make([]bool, s.g.Blocks)
+	copy(s.pendingLeft, s.lv.paramUses)
 	s.bufs = s.bufs[:0]
 	s.curOp, s.curSuffix = "loss.backward", ""
 	seed, err := s.newBuf(s.lossGradTensor())
