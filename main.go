@@ -10,6 +10,8 @@
 //	memplan calibrate [-o FILE] [--device N]
 //	memplan fit FILE [--gpu NAME|FILE] [--headroom 5%]
 //	memplan check FILE --budget 80GiB
+//	memplan oom [FILE|-]
+//	memplan reconcile FILE.yaml measured.json [--format text|html|json] [-o FILE]
 //	memplan version
 //
 // Exit codes: 0 ok, 1 invalid input or failed estimate, 2 usage, 3 (check) does not fit.
@@ -58,6 +60,8 @@ func commands() map[string]command {
 		"version":   {"print the version", runVersion},
 		"fit":       {"largest batch (and seq_len) that fits a GPU, and the options that change memory", runFit},
 		"check":     {"CI budget check: exit 0 when the step fits, 3 when it does not", runCheck},
+		"oom":       {"explain a PyTorch CUDA out-of-memory message: live tensors, fragmentation or outside memory", runOOM},
+		"reconcile": {"compare an estimate with a measured run (probe/memplan_probe.py JSON) and explain each gap", runReconcile},
 	}
 }
 

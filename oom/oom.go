@@ -134,8 +134,13 @@ func (r *Report) Explain() string {
 		b.WriteString("  - Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (segments grow in place, so free space merges), or max_split_size_mb to stop large blocks from being split.\n")
 		b.WriteString("  - torch.cuda.empty_cache() only returns whole free segments to the driver; it moves no tensor, so it cannot make a block bigger than the largest free one.\n")
 	case OutsideAllocator:
-		fmt.Fprintf(&b, "  - %s is held outside PyTorch's allocator (this process's context and libraries %s, other processes %s): shrinking tensors helps only by that much.\n", gib(r.NonPyTorch+r.OtherProcesses), gib(r.NonPyTorch), gib(r.OtherProcesses))
-		b.WriteString("  - Stop other processes on the GPU, check NCCL buffer settings (NCCL_BUFFSIZE, fewer communicators), and raw cudaMalloc in extensions.\n")
+		fmt.Fprintf(&b, "  - %s is held outside PyTorch's allocator (this process outside PyTorch %s, other processes %s); PyTorch's own tensors hold %s, so shrinking them cannot free what the others hold.\n", gib(r.NonPyTorch+r.OtherProcesses), gib(r.NonPyTorch), gib(r.OtherProcesses), gib(r.Allocated))
+		if r.OtherProcesses >= r.NonPyTorch {
+			b.WriteString("  - Other processes hold most of it: stop them or move them to another GPU (nvidia-smi lists them); with several ranks per GPU, check that each process uses its own device.\n")
+		} else {
+			fmt.Fprintf(&b, "  - This process holds %s beyond its tensors, more than a CUDA context and lazily loaded kernels take (about 0.5 to 1.5 GiB): look for another allocator in the same process (CuPy, JAX, TensorFlow, NCCL buffers, cudaMalloc in an extension).\n", gib(r.NonPyTorch))
+		}
+		b.WriteString("  - Then: NCCL buffer settings (NCCL_BUFFSIZE, fewer communicators), or route the other library through PyTorch's allocator (CuPy: cupy.cuda.set_allocator over torch.cuda.caching_allocator_alloc).\n")
 	default:
 		fmt.Fprintf(&b, "  - Live tensors hold %s; the cached reserve (%s) could not hold the request, and empty_cache() would not change that.\n", gib(r.Allocated), gib(r.ReservedUnallocated))
 		b.WriteString("  - Make the step need less: a smaller batch or sequence, activation checkpointing, bf16 or autocast, a fused optimizer; `memplan fit` shows what each buys.\n")

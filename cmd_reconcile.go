@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/reconcile"
+)
+
+func runReconcile(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("reconcile", "FILE.yaml measured.json [--format text|html|json] [--gpu NAME|FILE] [-o out.html|.txt|.json]", stderr)
+	format := fs.String("format", "", "output format: text, html or json (default: from -o's extension, else text)")
+	gpu := fs.String("gpu", "", "GPU profile: a built-in name ("+strings.Join(calibrate.BuiltinNames(), ", ")+") or a calibration file; default: the description's gpu")
+	out := fs.String("o", "", "write to this file instead of standard output")
+	pos, code := parseArgs(fs, args, stdout)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return exitUsage
+	}
+	f := *format
+	if f == "" {
+		switch strings.ToLower(filepath.Ext(*out)) {
+		case ".html", ".htm":
+			f = "html"
+		case ".json":
+			f = "json"
+		default:
+			f = "text"
+		}
+	}
+	if f != "text" && f != "html" && f != "json" {
+		fmt.Fprintf(stderr, "memplan reconcile: --format %q (allowed: text, html, json)\n", f)
+		return exitUsage
+	}
+	m, err := reconcile.ReadMeasured(pos[1])
+	if err != nil {
+		return fail(stderr, err)
+	}
+	r, err := estimateFile(pos[0], *gpu, false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	rep := reconcile.Compare(r, m)
+	var buf bytes.Buffer
+	switch f {
+	case "html":
+		err = reconcile.WriteHTML(&buf, rep)
+	case "json":
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	default:
+		err = reconcile.WriteText(&buf, rep)
+	}
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if *out != "" {
+		if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+			return fail(stderr, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *out)
+		return exitOK
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return fail(stderr, err)
+	}
+	return exitOK
+}
