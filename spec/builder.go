@@ -254,6 +254,24 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 	return op.Outputs
 }
 
+// operands splits an op's operands into activation inputs (x, and autocast
+// copies of parameters, whose gradients flow to their cast op) and the
+// parameters it reads directly; NoTensor entries are skipped.
+func (b *Builder) operands(x TensorID, ws ...TensorID) (in, params []TensorID) {
+	in = []TensorID{x}
+	for _, p := range ws {
+		if p == NoTensor {
+			continue
+		}
+		if b.g.Tensors[p].Role == RoleParameter {
+			params = append(params, p)
+		} else {
+			in = append(in, p)
+		}
+	}
+	return in, params
+}
+
 // HoldUntilLastOp keeps tensors alive until the op emitted last has run:
 // Python locals (inputs_embeds, attn_output …) that hold a tensor to the end
 // of a module's forward although no later op reads it.

@@ -94,19 +94,7 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 		bias = b.matmulIn(bias, "")
 	}
 	out := withLast(b.Shape(x), outDim)
-	in := []TensorID{x}
-	var params []TensorID
-	// Autocast copies of parameters are activations (their grads flow to the cast op).
-	for _, p := range []TensorID{w, bias} {
-		if p == NoTensor {
-			continue
-		}
-		if b.g.Tensors[p].Role == RoleParameter {
-			params = append(params, p)
-		} else {
-			in = append(in, p)
-		}
-	}
+	in, params := b.operands(x, w, bias)
 	mm := MatmulCublas
 	if bias != NoTensor {
 		mm = MatmulCublasLt

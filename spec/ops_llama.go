@@ -253,18 +253,7 @@ func (b *Builder) LinearHF(name string, x, w, bias TensorID) TensorID {
 	x = b.matmulIn(x, name+".input_cast")
 	outDim := b.Shape(w)[0]
 	out := withLast(b.Shape(x), outDim)
-	in := []TensorID{x}
-	var params []TensorID
-	for _, p := range []TensorID{w, bias} {
-		if p == NoTensor {
-			continue
-		}
-		if b.g.Tensors[p].Role == RoleParameter {
-			params = append(params, p)
-		} else {
-			in = append(in, p)
-		}
-	}
+	in, params := b.operands(x, w, bias)
 	s := OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, w}, Matmul: MatmulCublas}
 	if bias != NoTensor {
 		s.Matmul = MatmulCublasLt

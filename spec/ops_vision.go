@@ -151,18 +151,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	if inputGrad {
 		xv = b.Emit(OpSpec{Kind: "conv2d_input", Name: name + ".input", Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", dt, xs...)}, AliasOut: []int{0}, Flow: GradPassThrough})[0]
 	}
-	in := []TensorID{x}
-	var params []TensorID
-	for _, p := range []TensorID{w, bias} {
-		if p == NoTensor {
-			continue
-		}
-		if b.g.Tensors[p].Role == RoleParameter {
-			params = append(params, p)
-		} else {
-			in = append(in, p)
-		}
-	}
+	in, params := b.operands(x, w, bias)
 	s := OpSpec{Kind: "conv2d", Name: name, Inputs: in, Params: params, NoGradInputs: []int{0},
 		Outputs: []TensorSpec{TS("out", dt, xs[0], ws[0], h, wd)}, Saved: []TensorID{x, w}}
 	if fwd := CuDNNConvWorkspace(ConvForward, geo); fwd > 0 {
@@ -270,36 +259,11 @@ func (b *Builder) LinearAutocast(name string, x, w, bias TensorID) TensorID {
 }
 
 // BiasGradReduceTemps are the buffers of the bias gradient's reduction,
-// grad.sum(0) over an [N, H] gradient (at::native reduce_kernel, Reduce.cuh),
-// on an H200 (132 SMs, 2048 threads each). The kernel writes outputs in
-// vectors of v = 4, 2 or 1 (the largest dividing H), 32·v outputs per block
-// of 512/v threads (16/v rows deep); each thread then sums ⌈N·v/16⌉ values.
-// From 256 values on, the rows are split over c = max(min(⌈132·2048·v/512 /
-// ⌈H/32v⌉⌉, ⌈N·v/256⌉), ⌈N·v/4096⌉) blocks, which need an fp32 staging
-// buffer of 4·H·32v·c bytes and 4 bytes of semaphores per block column,
-// allocated after the gradient and freed before the op returns. Measured:
-// [4096, 768] → 25165824 B, [6304, 3072] → 138412032 B, [4096, 30522] →
-// 23440896 B; none at N = 64.
-func BiasGradReduceTemps(n, h int64) []TensorSpec {
-	v := int64(1)
-	switch {
-	case h%4 == 0:
-		v = 4
-	case h%2 == 0:
-		v = 2
-	}
-	columns := (h + 32*v - 1) / (32 * v)
-	target := int64(132) * 2048 / (512 / v)
-	perThread := (n*v + 15) / 16
-	if perThread < 256 || columns > target {
-		return nil
-	}
-	ctas := max(min((target+columns-1)/columns, (perThread+15)/16), (perThread+255)/256)
-	if ctas <= 1 {
-		return nil
-	}
-	return []TensorSpec{TS("bias_grad_staging", FP32, h*32*v*ctas), TS("bias_grad_semaphores", Int32, columns)}
-}
+// grad.sum(0) over an [N, H] gradient: SumStaging's staging buffer and
+// semaphores, allocated after the gradient and freed before the op returns.
+// Measured: [4096, 768] → 25165824 B, [6304, 3072] → 138412032 B,
+// [4096, 30522] → 23440896 B; none at N = 64.
+func BiasGradReduceTemps(n, h int64) []TensorSpec { return stagingTemps(n, h) }
 
 // EmbeddingLookup is F.embedding as PyTorch 2.11 runs it on CUDA. With
 // contiguousIndex the indices are an expanded view (BERT's token_type_ids):
