@@ -145,6 +145,43 @@ func (e *customExpander) target(inputs map[string]TensorID, first TensorID) (Ten
 	return id, nil
 }
 
+// argReader reads a layer's arguments, keeping the first error.
+type argReader struct {
+	e   *customExpander
+	ls  LayerSpec
+	err error
+}
+
+// Int reads an integer argument (see argInt).
+func (a *argReader) Int(key string, def int64, required bool) int64 {
+	if a.err != nil {
+		return def
+	}
+	v, err := a.e.argInt(a.ls, key, def, required)
+	a.err = err
+	return v
+}
+
+// Bool reads a boolean argument.
+func (a *argReader) Bool(key string, def bool) bool {
+	if a.err != nil {
+		return def
+	}
+	v, err := a.e.argBool(a.ls, key, def)
+	a.err = err
+	return v
+}
+
+// Float reads a number argument in [lo, hi].
+func (a *argReader) Float(key string, def, lo, hi float64) float64 {
+	if a.err != nil {
+		return def
+	}
+	v, err := a.e.argFloat(a.ls, key, def, lo, hi)
+	a.err = err
+	return v
+}
+
 // arg helpers read a layer argument with its position.
 func (e *customExpander) argInt(ls LayerSpec, key string, def int64, required bool) (int64, error) {
 	v, ok := ls.Args[key]
@@ -245,19 +282,14 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		b.SetLayer(name)
 	}
 	pdt := e.pdt
+	a := &argReader{e: e, ls: ls}
 	switch ls.Kind {
 	case "linear":
-		in, err := e.argInt(ls, "in", 0, true)
-		if err != nil {
-			return x, err
-		}
-		out, err := e.argInt(ls, "out", 0, true)
-		if err != nil {
-			return x, err
-		}
-		bias, err := e.argBool(ls, "bias", true)
-		if err != nil {
-			return x, err
+		in := a.Int("in", 0, true)
+		out := a.Int("out", 0, true)
+		bias := a.Bool("bias", true)
+		if a.err != nil {
+			return x, a.err
 		}
 		if err := e.lastDim(ls, x, "in", in); err != nil {
 			return x, err
@@ -271,13 +303,10 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		})
 		return b.Linear(name, x, w, bb), nil
 	case "embedding":
-		num, err := e.argInt(ls, "num", 0, true)
-		if err != nil {
-			return x, err
-		}
-		dim, err := e.argInt(ls, "dim", 0, true)
-		if err != nil {
-			return x, err
+		num := a.Int("num", 0, true)
+		dim := a.Int("dim", 0, true)
+		if a.err != nil {
+			return x, a.err
 		}
 		if b.DType(x).IsFloat() {
 			return x, ls.Pos.Errorf("embedding: input is %s (allowed: integer indices such as int64)", b.DType(x))
@@ -299,12 +328,10 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		p, err := e.argFloat(ls, "p", 0.5, 0, 1)
 		return b.Dropout(name, x, p), err
 	case "layernorm", "rmsnorm":
-		dim, err := e.argInt(ls, "dim", 0, true)
-		if err != nil {
-			return x, err
-		}
-		if _, err := e.argFloat(ls, "eps", 1e-5, 0, 1); err != nil {
-			return x, err
+		dim := a.Int("dim", 0, true)
+		a.Float("eps", 1e-5, 0, 1)
+		if a.err != nil {
+			return x, a.err
 		}
 		if err := e.lastDim(ls, x, "dim", dim); err != nil {
 			return x, err
@@ -314,9 +341,9 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 			b.Scoped(name, func() { w = b.Param("weight", []int64{dim}, pdt) })
 			return b.RMSNorm(name, x, w), nil
 		}
-		bias, err := e.argBool(ls, "bias", true)
-		if err != nil {
-			return x, err
+		bias := a.Bool("bias", true)
+		if a.err != nil {
+			return x, a.err
 		}
 		var w, bb TensorID = NoTensor, NoTensor
 		b.Scoped(name, func() {
@@ -327,41 +354,24 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		})
 		return b.LayerNorm(name, x, w, bb), nil
 	case "softmax":
-		if _, err := e.argFloat(ls, "dim", -1, -8, 8); err != nil {
-			return x, err
+		a.Float("dim", -1, -8, 8)
+		if a.err != nil {
+			return x, a.err
 		}
 		return b.Softmax(name, x), nil
 	case "conv2d":
 		if err := e.need4D(ls, x); err != nil {
 			return x, err
 		}
-		in, err := e.argInt(ls, "in", 0, true)
-		if err != nil {
-			return x, err
-		}
-		out, err := e.argInt(ls, "out", 0, true)
-		if err != nil {
-			return x, err
-		}
-		k, err := e.argInt(ls, "kernel", 0, true)
-		if err != nil {
-			return x, err
-		}
-		stride, err := e.argInt(ls, "stride", 1, false)
-		if err != nil {
-			return x, err
-		}
-		pad, err := e.argInt(ls, "padding", 0, false)
-		if err != nil {
-			return x, err
-		}
-		dil, err := e.argInt(ls, "dilation", 1, false)
-		if err != nil {
-			return x, err
-		}
-		bias, err := e.argBool(ls, "bias", true)
-		if err != nil {
-			return x, err
+		in := a.Int("in", 0, true)
+		out := a.Int("out", 0, true)
+		k := a.Int("kernel", 0, true)
+		stride := a.Int("stride", 1, false)
+		pad := a.Int("padding", 0, false)
+		dil := a.Int("dilation", 1, false)
+		bias := a.Bool("bias", true)
+		if a.err != nil {
+			return x, a.err
 		}
 		if c := b.Shape(x)[1]; c != in {
 			return x, ls.Pos.Errorf("conv2d: in is %d but the input has %d channels (shape %s)", in, c, FormatShape(b.Shape(x)))
@@ -378,15 +388,11 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		if err := e.need4D(ls, x); err != nil {
 			return x, err
 		}
-		f, err := e.argInt(ls, "features", 0, true)
-		if err != nil {
-			return x, err
-		}
-		if _, err := e.argFloat(ls, "eps", 1e-5, 0, 1); err != nil {
-			return x, err
-		}
-		if _, err := e.argFloat(ls, "momentum", 0.1, 0, 1); err != nil {
-			return x, err
+		f := a.Int("features", 0, true)
+		a.Float("eps", 1e-5, 0, 1)
+		a.Float("momentum", 0.1, 0, 1)
+		if a.err != nil {
+			return x, a.err
 		}
 		if c := b.Shape(x)[1]; c != f {
 			return x, ls.Pos.Errorf("batchnorm2d: features is %d but the input has %d channels", f, c)
@@ -404,17 +410,11 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		if err := e.need4D(ls, x); err != nil {
 			return x, err
 		}
-		k, err := e.argInt(ls, "kernel", 0, true)
-		if err != nil {
-			return x, err
-		}
-		stride, err := e.argInt(ls, "stride", k, false)
-		if err != nil {
-			return x, err
-		}
-		pad, err := e.argInt(ls, "padding", 0, false)
-		if err != nil {
-			return x, err
+		k := a.Int("kernel", 0, true)
+		stride := a.Int("stride", k, false)
+		pad := a.Int("padding", 0, false)
+		if a.err != nil {
+			return x, a.err
 		}
 		return b.MaxPool2d(name, x, k, stride, pad), nil
 	case "adaptive_avgpool2d":
@@ -434,13 +434,10 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		}
 		return b.View(name, x, s[0], n), nil
 	case "scaled_dot_product_attention":
-		heads, err := e.argInt(ls, "heads", 0, true)
-		if err != nil {
-			return x, err
-		}
-		causal, err := e.argBool(ls, "causal", false)
-		if err != nil {
-			return x, err
+		heads := a.Int("heads", 0, true)
+		causal := a.Bool("causal", false)
+		if a.err != nil {
+			return x, a.err
 		}
 		s := b.Shape(x)
 		if len(s) != 3 || s[2]%(3*heads) != 0 {
