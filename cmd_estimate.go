@@ -54,13 +54,9 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write a report file instead of printing: .html, .xlsx, .json or .txt")
 	var sets setFlags
 	fs.Var(&sets, "set", "sweep: key=v1,v2,… (repeatable; keys: "+strings.Join(spec.SettableKeys(), ", ")+"); prints one row per grid point (--format text|jsonl|csv)")
-	pos, code := parseArgs(fs, args, stdout)
+	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
 		return code
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
 	}
 	if len(sets) > 0 {
 		if *format != "text" && *format != "jsonl" && *format != "json" && *format != "csv" {
@@ -123,13 +119,9 @@ func writeReport(path string, r *estimate.Result) error {
 func runShapes(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("shapes", "FILE [--format text|json]", stderr)
 	format := fs.String("format", "text", "output format: text or json")
-	pos, code := parseArgs(fs, args, stdout)
+	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
 		return code
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
 	}
 	_, g, err := loadModel(pos[0])
 	if err != nil {

@@ -125,13 +125,9 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("fit", "FILE [--gpu NAME|FILE] [--headroom 5%]", stderr)
 	gpu := fs.String("gpu", "", "GPU profile (default: the description's gpu)")
 	headroom := fs.String("headroom", "5%", "memory kept free, as a share of the GPU's total")
-	pos, code := parseArgs(fs, args, stdout)
+	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
 		return code
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
 	}
 	h, err := parsePercent(*headroom)
 	if err != nil {
@@ -255,13 +251,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "FILE --budget SIZE [--gpu NAME|FILE]", stderr)
 	budget := fs.String("budget", "", "memory budget for the nvidia-smi peak, e.g. 80GiB (default: the GPU's total)")
 	gpu := fs.String("gpu", "", "GPU profile (default: the description's gpu)")
-	pos, code := parseArgs(fs, args, stdout)
+	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
 		return code
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
 	}
 	p, err := newPlanner(pos[0], *gpu)
 	if err != nil {

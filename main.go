@@ -134,6 +134,16 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int
 	}
 }
 
+// parseFile is parseArgs for commands that take exactly one file argument.
+func parseFile(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int) {
+	pos, code := parseArgs(fs, args, stdout)
+	if code < 0 && len(pos) != 1 {
+		fs.Usage()
+		return nil, exitUsage
+	}
+	return pos, code
+}
+
 // fail prints a one-line error and returns exit code 1.
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "memplan: %s\n", strings.TrimSpace(err.Error()))
