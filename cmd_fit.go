@@ -177,6 +177,9 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, err)
 	}
+	if err := fitParallel(p, limit, stdout); err != nil { // cmd_fit_parallel.go
+		return fail(stderr, err)
+	}
 	return exitOK
 }
 

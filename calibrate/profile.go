@@ -34,6 +34,10 @@ type Profile struct {
 	CublasWorkspaceBytes int64 `yaml:"cublas_workspace_bytes" json:"cublas_workspace_bytes"`
 	// CublasLtWorkspaceBytes is the separate cuBLASLt workspace (addmm with bias).
 	CublasLtWorkspaceBytes int64 `yaml:"cublaslt_workspace_bytes" json:"cublaslt_workspace_bytes"`
+	// NCCLBytes is the memory NCCL's communicators take outside the caching
+	// allocator on one rank; 0 when not measured (per-rank estimates then
+	// exclude it and say so).
+	NCCLBytes int64 `yaml:"nccl_bytes,omitempty" json:"nccl_bytes,omitempty"`
 	// AllocationGranularity is what one small cuMemAlloc takes from free memory.
 	AllocationGranularity int64 `yaml:"allocation_granularity" json:"allocation_granularity"`
 	// Calibrated is true when the overheads were measured on this GPU type.

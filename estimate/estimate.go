@@ -80,6 +80,9 @@ type sim struct {
 	released   []bool
 	recomputed []bool
 	lossSeed   spec.TensorID
+	// par is the process-group side of a per-rank estimate (parallel.go);
+	// nil for one rank.
+	par *parallelSim
 
 	optState []allocator.BlockID
 	wsLive   [numWorkspaces]bool
@@ -129,6 +132,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		s.pending[i] = noBlock
 	}
 	s.lv = s.prepare()
+	s.par = newParallelSim(s)
 	return s
 }
 
@@ -227,25 +231,16 @@ func (s *sim) reportedIteration() int {
 }
 
 func (s *sim) run() error {
-	// Before the step: the model moves to the GPU, then the batch.
-	for _, id := range s.g.Resident {
-		if err := s.alloc(id, spec.RoleParameter); err != nil {
-			return err
-		}
-	}
-	for _, id := range s.g.Inputs {
-		if err := s.alloc(id, spec.RoleInput); err != nil {
-			return err
-		}
+	// Before the step: the model moves to the GPU (and is wrapped for its
+	// process group), then the batch.
+	if err := s.allocResident(); err != nil {
+		return err
 	}
 	for it := 1; it <= simulatedIterations; it++ {
 		s.iteration = it
 		ir := IterationRun{Iteration: s.reportedIteration()}
-		phases := []Phase{PhaseForward}
-		if s.train {
-			phases = append(phases, PhaseBackward, PhaseOptimizer, PhaseZeroGrad)
-		}
-		for _, ph := range phases {
+		// Micro-batches repeat forward and backward; their runs fold into one per phase.
+		for _, ph := range s.stepPhases() {
 			s.beginPhase(ph)
 			var err error
 			switch ph {
@@ -261,7 +256,7 @@ func (s *sim) run() error {
 			if err != nil {
 				return err
 			}
-			ir.Phases = append(ir.Phases, s.endPhase())
+			ir.Phases = mergePhaseRun(ir.Phases, s.endPhase())
 			if ph == PhaseForward && !s.train {
 				s.dropOutputs()
 			}

@@ -50,6 +50,9 @@ type Result struct {
 	Peak       Peak           `json:"peak"`
 	Terms      []Term         `json:"terms"`
 	Warnings   []string       `json:"warnings"`
+	// Parallel names the rank layout of a per-rank estimate (training.parallel);
+	// absent for one rank.
+	Parallel *ParallelSummary `json:"parallel,omitempty"`
 
 	// Timeline holds every allocator event of the simulated iterations.
 	Timeline []Event `json:"-"`

@@ -225,12 +225,28 @@ func (s *sim) forward() error {
 			s.holds[s.storage(o)]++
 		}
 	}
-	for i := range s.g.Ops {
-		if err := s.execOp(i, false); err != nil {
+	if s.par != nil { // DDP bucket rebuild, FSDP root unshard
+		if err := s.par.forwardStart(); err != nil {
 			return err
 		}
 	}
+	for i := range s.g.Ops {
+		if s.par != nil { // FSDP pre-forward of a block
+			if err := s.par.beforeForwardOp(i); err != nil {
+				return err
+			}
+		}
+		if err := s.execOp(i, false); err != nil {
+			return err
+		}
+		if s.par != nil { // FSDP post-forward (reshard)
+			s.par.afterForwardOp(i)
+		}
+	}
 	s.curOp, s.curSuffix = "end of forward", ""
+	if s.par != nil { // FSDP root post-forward
+		s.par.forwardEnd()
+	}
 	if s.train {
 		// The autocast cache is cleared when the autocast region exits, and
 		// the model output (logits) is dropped once the loss is taken.
@@ -351,6 +367,12 @@ func (s *sim) paramGrad(p spec.TensorID) error {
 		}
 		s.pending[p] = noBlock
 	}
+	if s.par != nil && s.par.bucketViewGrads() {
+		// DDP gradient_as_bucket_view: the grad is copied into its bucket
+		// and replaced by a view of it at once.
+		s.freeRaw(t.Name, ".grad", blk, spec.RoleGradient)
+		return nil
+	}
 	s.paramGrads[p] = blk
 	s.paramGradOrder = append(s.paramGradOrder, p)
 	return nil
@@ -404,8 +426,18 @@ func (s *sim) backward() error {
 		return err
 	}
 	s.grads[s.g.Loss] = seed
+	if s.par != nil { // FSDP root pre-backward hook
+		if err := s.par.backwardStart(); err != nil {
+			return err
+		}
+	}
 	for i := len(s.g.Ops) - 1; i >= 0; i-- {
 		op := &s.g.Ops[i]
+		if s.par != nil { // FSDP pre-backward of a block (before its recompute)
+			if err := s.par.beforeBackwardOp(i); err != nil {
+				return err
+			}
+		}
 		if s.checkpointed(op) && !s.recomputed[op.Block] {
 			if err := s.recompute(op.Block); err != nil {
 				return err
@@ -419,6 +451,16 @@ func (s *sim) backward() error {
 				s.holds[st]--
 				s.maybeFree(st)
 			}
+		}
+		if s.par != nil { // FSDP post-backward of a block (reshard, reduce-scatter)
+			if err := s.par.afterBackwardOp(i); err != nil {
+				return err
+			}
+		}
+	}
+	if s.par != nil { // root post-backward and final callback
+		if err := s.par.backwardEnd(); err != nil {
+			return err
 		}
 	}
 	s.curOp, s.curSuffix = "end of backward", ""
@@ -514,7 +556,7 @@ func (s *sim) lossGradTensor() spec.TensorID { return s.lossSeed }
 // optimizerStep runs opt.step(): lazily created state at the first step,
 // and the implementation's temporaries.
 func (s *sim) optimizerStep() error {
-	params := s.paramGradOrderByParams()
+	params := s.optimizerParams() // this rank's (parallel.go)
 	first := s.optState == nil
 	switch s.t.Optimizer {
 	case spec.OptimizerNone:
@@ -530,10 +572,10 @@ func (s *sim) optimizerStep() error {
 						return err
 					}
 				}
-				if err := s.stateAlloc(t.Name, ".exp_avg", t.Bytes); err != nil {
+				if err := s.stateAlloc(t.Name, ".exp_avg", s.stateBytes(p)); err != nil {
 					return err
 				}
-				if err := s.stateAlloc(t.Name, ".exp_avg_sq", t.Bytes); err != nil {
+				if err := s.stateAlloc(t.Name, ".exp_avg_sq", s.stateBytes(p)); err != nil {
 					return err
 				}
 			}
@@ -546,7 +588,7 @@ func (s *sim) optimizerStep() error {
 				for _, p := range group {
 					t := &s.g.Tensors[p]
 					s.curOp, s.curSuffix = "optimizer _foreach_sqrt", ""
-					blk, err := s.allocRaw(t.Name, ".exp_avg_sq_sqrt", t.Bytes, spec.RoleTemporary)
+					blk, err := s.allocRaw(t.Name, ".exp_avg_sq_sqrt", s.stateBytes(p), spec.RoleTemporary)
 					if err != nil {
 						return err
 					}
@@ -564,11 +606,11 @@ func (s *sim) optimizerStep() error {
 			for _, p := range params {
 				t := &s.g.Tensors[p]
 				s.curOp, s.curSuffix = "optimizer single-tensor step", ""
-				a, err := s.allocRaw(t.Name, ".sqrt", t.Bytes, spec.RoleTemporary)
+				a, err := s.allocRaw(t.Name, ".sqrt", s.stateBytes(p), spec.RoleTemporary)
 				if err != nil {
 					return err
 				}
-				b, err := s.allocRaw(t.Name, ".denom", t.Bytes, spec.RoleTemporary)
+				b, err := s.allocRaw(t.Name, ".denom", s.stateBytes(p), spec.RoleTemporary)
 				if err != nil {
 					return err
 				}
@@ -589,7 +631,7 @@ func (s *sim) optimizerStep() error {
 				for _, p := range params {
 					t := &s.g.Tensors[p]
 					s.curOp, s.curSuffix = "optimizer state init", ""
-					if err := s.stateAlloc(t.Name, ".momentum_buffer", t.Bytes); err != nil {
+					if err := s.stateAlloc(t.Name, ".momentum_buffer", s.stateBytes(p)); err != nil {
 						return err
 					}
 				}
@@ -641,8 +683,14 @@ func (s *sim) dtypeGroups(params []spec.TensorID) [][]spec.TensorID {
 func (s *sim) zeroGrad() {
 	s.curOp, s.curSuffix = "zero_grad", ""
 	for _, p := range s.paramGradOrder {
+		if s.paramGrads[p] == noBlock { // FSDP freed it at its reduce-scatter
+			continue
+		}
 		s.freeRaw(s.g.Tensors[p].Name, ".grad", s.paramGrads[p], spec.RoleGradient)
 		s.paramGrads[p] = noBlock
 	}
 	s.paramGradOrder = s.paramGradOrder[:0]
+	if s.par != nil { // sharded gradients
+		s.par.zeroGrad()
+	}
 }

@@ -18,7 +18,12 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 		title = opt.Title
 	}
 	ew.printf("%s — memplan %s, GPU %s (profile %s)\n", title, r.Version, r.GPU.Name, r.GPU.Profile)
-	ew.printf("model: %d parameters, %s (%.1f MB)\n\n", r.Model.Parameters, MiB(r.Model.ParameterBytes), float64(r.Model.ParameterBytes)/1e6)
+	ew.printf("model: %d parameters, %s (%.1f MB)\n", r.Model.Parameters, MiB(r.Model.ParameterBytes), float64(r.Model.ParameterBytes)/1e6)
+	if pr := r.Parallel; pr != nil {
+		ew.printf("per rank (rank %d of %s): parameters %s, gradients %s, optimizer state %s; global batch %d\n",
+			pr.Rank, pr.Layout, MiB(pr.ParameterBytes), MiB(pr.GradientBytes), MiB(pr.OptimizerStateBytes), pr.GlobalBatch)
+	}
+	ew.printf("\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "iteration\tphase\tpeak allocated\tpeak reserved\tend allocated\tend reserved\t")
 	// One unit for the whole table: GiB once any figure reaches 10 GiB.

@@ -23,9 +23,12 @@ const (
 	RoleWorkspace
 	RoleOutput
 	RoleActivationGradient
+	// RoleCollective is a buffer of a collective (DDP buckets, FSDP
+	// all-gather and reduce-scatter buffers).
+	RoleCollective
 )
 
-var roleNames = [...]string{"invalid", "parameter", "gradient", "input", "activation", "saved", "autocast_copy", "optimizer_state", "temporary", "workspace", "output", "activation_gradient"}
+var roleNames = [...]string{"invalid", "parameter", "gradient", "input", "activation", "saved", "autocast_copy", "optimizer_state", "temporary", "workspace", "output", "activation_gradient", "collective_buffer"}
 
 // String returns the role's name as reports print it.
 func (r Role) String() string {

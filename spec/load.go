@@ -268,7 +268,7 @@ func (d *decoder) value(n *yaml.Node) (Value, error) {
 var (
 	topKeys      = []string{"name", "model", "training", "gpu"}
 	modelKeys    = []string{"architecture", "config", "hf_config", "inputs", "layers", "loss"}
-	trainingKeys = []string{"mode", "batch_size", "seq_len", "image_size", "precision", "optimizer", "optimizer_impl", "momentum", "activation_checkpointing", "attention", "allocator"}
+	trainingKeys = []string{"mode", "batch_size", "seq_len", "image_size", "precision", "optimizer", "optimizer_impl", "momentum", "activation_checkpointing", "attention", "allocator", "parallel"}
 	allocKeys    = []string{"expandable_segments", "max_split_size_mb", "roundup_power2_divisions"}
 	inputKeys    = []string{"shape", "dtype", "high"}
 	lossKeys     = []string{"kind", "target"}
@@ -521,6 +521,8 @@ func (d *decoder) training(n *yaml.Node, t *Training) error {
 		case "attention":
 			i, err = d.enum(v, w, attentionNames)
 			t.Attention = Attention(i)
+		case "parallel":
+			err = d.parallel(v, t)
 		case "allocator":
 			err = d.fields(v, w, allocKeys, func(key string, _, av *yaml.Node) error {
 				aw := w + "." + key
@@ -574,7 +576,7 @@ func (m *Model) validate() error {
 	if t.Mode == ModeInference && t.ActivationCheckpointing {
 		return t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing needs mode train (inference keeps no activations for backward)")
 	}
-	return nil
+	return m.validateParallel()
 }
 
 // LayerKinds lists the custom layer kinds, sorted.

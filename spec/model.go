@@ -163,6 +163,8 @@ type Training struct {
 	ActivationCheckpointing bool
 	Attention               Attention
 	Allocator               AllocatorOptions
+	// Parallel is training.parallel (spec/parallel.go); the zero value is one rank.
+	Parallel Parallel
 
 	// Pos records where each key was given, for errors found later.
 	Pos map[string]Pos

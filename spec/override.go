@@ -8,9 +8,9 @@ import (
 
 // SettableKeys lists the keys Set accepts (for --set and fit's variants).
 func SettableKeys() []string {
-	return []string{"training.batch_size", "training.seq_len", "training.image_size", "training.mode", "training.precision",
+	return append([]string{"training.batch_size", "training.seq_len", "training.image_size", "training.mode", "training.precision",
 		"training.optimizer", "training.optimizer_impl", "training.momentum", "training.activation_checkpointing",
-		"training.attention", "training.allocator.expandable_segments", "gpu"}
+		"training.attention", "training.allocator.expandable_segments", "gpu"}, parallelSettable...)
 }
 
 // Set overrides one setting of a loaded description (sweeps, fit variants),
@@ -78,7 +78,11 @@ func (m *Model) Set(key, value string) error {
 	case "gpu":
 		m.GPU = value
 	default:
-		return fmt.Errorf("setting %s: unknown key (allowed: %s)", key, allowedList(SettableKeys()))
+		ok, perr := m.setParallel(key, value)
+		if !ok {
+			return fmt.Errorf("setting %s: unknown key (allowed: %s)", key, allowedList(SettableKeys()))
+		}
+		err = perr
 	}
 	if err != nil {
 		return err

@@ -27,6 +27,10 @@ type gpt2 struct {
 	eager                  bool
 	useCache               bool
 	batch, seq             int64
+	// hd is the head dim; ld and li are this rank's attention and MLP widths
+	// (d and inner divided by training.parallel.tensor: Megatron column
+	// parallel c_attn/c_fc, row parallel c_proj; heads is the local count).
+	hd, ld, li int64
 }
 
 func expandGPT2(m *spec.Model) (*spec.Graph, error) {
@@ -38,12 +42,18 @@ func expandGPT2(m *spec.Model) (*spec.Graph, error) {
 	positions := c.Int("n_positions")
 	g.inner = c.OptInt("n_inner", 4*g.d)
 	c.Divides("n_embd", g.d, "n_head", g.heads)
+	tp := m.Training.Parallel.TensorRanks()
+	c.Divides("n_head", g.heads, "training.parallel.tensor", tp)
+	c.Divides("n_inner", g.inner, "training.parallel.tensor", tp)
 	tied := c.Bool("tie_word_embeddings")
 	// HF turns the cache off when training with gradient checkpointing.
 	g.useCache = c.Bool("use_cache") && !(m.Training.Mode == spec.ModeTrain && m.Training.ActivationCheckpointing)
 	if c.err != nil {
 		return nil, c.err
 	}
+	g.hd = g.d / g.heads
+	g.heads /= tp
+	g.ld, g.li = g.heads*g.hd, g.inner/tp
 	seq, err := needSeq(m)
 	if err != nil {
 		return nil, err
@@ -71,11 +81,11 @@ func expandGPT2(m *spec.Model) (*spec.Graph, error) {
 			b.Scoped(fmt.Sprintf("h.%d", i), func() {
 				bl := &blocks[i]
 				bl.ln1w, bl.ln1b = b.Param("ln_1.weight", []int64{g.d}, g.pdt), b.Param("ln_1.bias", []int64{g.d}, g.pdt)
-				bl.attnW, bl.attnB = b.Param("attn.c_attn.weight", []int64{g.d, 3 * g.d}, g.pdt), b.Param("attn.c_attn.bias", []int64{3 * g.d}, g.pdt)
-				bl.projW, bl.projB = b.Param("attn.c_proj.weight", []int64{g.d, g.d}, g.pdt), b.Param("attn.c_proj.bias", []int64{g.d}, g.pdt)
+				bl.attnW, bl.attnB = b.Param("attn.c_attn.weight", []int64{g.d, 3 * g.ld}, g.pdt), b.Param("attn.c_attn.bias", []int64{3 * g.ld}, g.pdt)
+				bl.projW, bl.projB = b.Param("attn.c_proj.weight", []int64{g.ld, g.d}, g.pdt), b.Param("attn.c_proj.bias", []int64{g.d}, g.pdt)
 				bl.ln2w, bl.ln2b = b.Param("ln_2.weight", []int64{g.d}, g.pdt), b.Param("ln_2.bias", []int64{g.d}, g.pdt)
-				bl.fcW, bl.fcB = b.Param("mlp.c_fc.weight", []int64{g.d, g.inner}, g.pdt), b.Param("mlp.c_fc.bias", []int64{g.inner}, g.pdt)
-				bl.mprojW, bl.mprojB = b.Param("mlp.c_proj.weight", []int64{g.inner, g.d}, g.pdt), b.Param("mlp.c_proj.bias", []int64{g.d}, g.pdt)
+				bl.fcW, bl.fcB = b.Param("mlp.c_fc.weight", []int64{g.d, g.li}, g.pdt), b.Param("mlp.c_fc.bias", []int64{g.li}, g.pdt)
+				bl.mprojW, bl.mprojB = b.Param("mlp.c_proj.weight", []int64{g.li, g.d}, g.pdt), b.Param("mlp.c_proj.bias", []int64{g.d}, g.pdt)
 			})
 		}
 		lnfW, lnfB = b.Param("ln_f.weight", []int64{g.d}, g.pdt), b.Param("ln_f.bias", []int64{g.d}, g.pdt)
@@ -134,8 +144,7 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 	var attnOut spec.TensorID
 	b.Scoped("attn", func() {
 		qkv := g.conv1D("c_attn", x, attnW, attnB)
-		hd := g.d / g.heads
-		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, hd})
+		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, g.hd})
 		var o spec.TensorID
 		if g.eager {
 			o = g.eagerAttention(parts[0], parts[1], parts[2])
@@ -151,7 +160,7 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 			}
 			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true)
 		}
-		merged := b.View("merge_heads", o, g.batch, g.seq, g.d)
+		merged := b.View("merge_heads", o, g.batch, g.seq, g.ld)
 		attnOut = g.conv1D("c_proj", merged, projW, projB)
 		attnOut = b.Dropout("resid_dropout", attnOut, g.resid)
 	})
