@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/memplan/memplan/calibrate"
@@ -62,45 +64,109 @@ func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Resu
 	return r.Peak.DeviceUsedBytes <= limit, r, nil
 }
 
-// largest finds the largest value of key (≥ 1) that fits, by doubling then
-// bisection; 0 when even 1 does not fit. Expansion errors past a fitting
-// value (e.g. seq_len beyond the model's positions) end the search there.
+// largest finds the largest value of key (≥ 1) whose peak fits; 0 when even
+// 1 does not. Memory grows almost linearly in batch and sequence, so the
+// peaks at 1 and 2 predict the answer; a bracket around the prediction,
+// widened by doubling, is then bisected — a handful of estimates instead of
+// a search from scratch. An expansion error past a fitting value (seq_len
+// beyond the model's positions) bounds the search and is reported.
 func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64, string, error) {
-	try := func(v int64) (bool, error) {
-		ok, _, err := p.fits(limit, append(settings, [2]string{key, strconv.FormatInt(v, 10)})...)
+	const maxValue = int64(1) << 24
+	note := ""
+	peak := func(v int64) (int64, bool, error) {
+		r, err := p.estimate(append(settings, [2]string{key, strconv.FormatInt(v, 10)})...)
+		if err != nil {
+			return 0, false, err
+		}
+		return r.Peak.DeviceUsedBytes, r.Peak.DeviceUsedBytes <= limit, nil
+	}
+	// fits treats an expansion error above 1 as "does not fit" and notes it.
+	fits := func(v int64) (bool, error) {
+		_, ok, err := peak(v)
+		if err != nil && v > 1 {
+			if note == "" {
+				note = "limited by the model: " + firstLine(err)
+			}
+			return false, nil
+		}
 		return ok, err
 	}
-	ok, err := try(1)
+	p1, ok, err := peak(1)
 	if err != nil || !ok {
 		return 0, "", err
 	}
-	lo, hi := int64(1), int64(0)
-	note := ""
-	for v := int64(2); v <= 1<<24; v *= 2 {
-		ok, err := try(v)
-		if err != nil {
-			hi, note = v, "limited by the model: "+firstLine(err)
-			break
-		}
-		if !ok {
-			hi = v
-			break
-		}
-		lo = v
+	// A second point far from 1 (the description's own value, when larger)
+	// gives a slope that already includes the terms growing with the size.
+	ref := max(p.baseValue(key), 2)
+	guess := ref
+	if pr, _, err := peak(ref); err == nil && pr > p1 {
+		guess = 1 + (limit-p1)*(ref-1)/(pr-p1)
 	}
-	if hi == 0 {
-		return lo, "no limit found up to 2^24", nil
+	guess = min(max(guess, 1), maxValue)
+	lo, hi := int64(1), int64(0) // lo fits; hi does not (0: unknown)
+	if ok, err := fits(guess); err != nil {
+		return 0, "", err
+	} else if ok {
+		lo = guess
+		for step := max(guess/64, 1); hi == 0; step *= 2 {
+			next := lo + step
+			if next > maxValue {
+				return lo, "no limit found up to 2^24", nil
+			}
+			ok, err := fits(next)
+			if err != nil {
+				return 0, "", err
+			}
+			if ok {
+				lo = next
+			} else {
+				hi = next
+			}
+		}
+	} else {
+		hi = guess
+		for step := max(guess/64, 1); ; step *= 2 {
+			next := max(hi-step, lo)
+			if next == lo {
+				break
+			}
+			ok, err := fits(next)
+			if err != nil {
+				return 0, "", err
+			}
+			if ok {
+				lo = next
+				break
+			}
+			hi = next
+		}
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		ok, err := try(mid)
-		if err != nil || !ok {
-			hi = mid
-			continue
+		ok, err := fits(mid)
+		if err != nil {
+			return 0, "", err
 		}
-		lo = mid
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
 	return lo, note, nil
+}
+
+// baseValue is the description's own value of a searched key (0 if unset).
+func (p *planner) baseValue(key string) int64 {
+	switch key {
+	case "training.batch_size":
+		return p.base.Training.BatchSize
+	case "training.seq_len":
+		return p.base.Training.SeqLen
+	case "training.image_size":
+		return p.base.Training.ImageSize
+	}
+	return 0
 }
 
 func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }
@@ -305,37 +371,42 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		}
 		axes = append(axes, axis{k, strings.Split(v, ",")})
 	}
-	var rows [][]string
 	header := []string{}
 	for _, a := range axes {
 		header = append(header, a.key)
 	}
 	header = append(header, "peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes", "peak_iteration", "peak_phase", "error")
-	var walk func(i int, cur [][2]string) error
-	walk = func(i int, cur [][2]string) error {
+	// The grid in row order; points are estimated concurrently, one worker
+	// per CPU, each holding one result at a time.
+	var points [][][2]string
+	var walk func(i int, cur [][2]string)
+	walk = func(i int, cur [][2]string) {
 		if i == len(axes) {
-			row := []string{}
-			for _, kv := range cur {
-				row = append(row, kv[1])
-			}
-			r, err := p.estimate(cur...)
-			if err != nil {
-				rows = append(rows, append(row, "", "", "", "", "", firstLine(err)))
-				return nil
-			}
-			rows = append(rows, append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), ""))
-			return nil
+			points = append(points, append([][2]string(nil), cur...))
+			return
 		}
 		for _, v := range axes[i].values {
-			if err := walk(i+1, append(cur, [2]string{axes[i].key, strings.TrimSpace(v)})); err != nil {
-				return err
-			}
+			walk(i+1, append(cur, [2]string{axes[i].key, strings.TrimSpace(v)}))
 		}
-		return nil
 	}
-	if err := walk(0, nil); err != nil {
-		return err
+	walk(0, nil)
+	rows := make([][]string, len(points))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				rows[i] = sweepRow(p, points[i])
+			}
+		}()
 	}
+	for i := range points {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
 	switch format {
 	case "csv":
 		w := csv.NewWriter(stdout)
@@ -379,4 +450,18 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// sweepRow estimates one grid point into a row: the values, then the peaks
+// (or the error).
+func sweepRow(p *planner, point [][2]string) []string {
+	row := make([]string, 0, len(point)+6)
+	for _, kv := range point {
+		row = append(row, kv[1])
+	}
+	r, err := p.estimate(point...)
+	if err != nil {
+		return append(row, "", "", "", "", "", firstLine(err))
+	}
+	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), "")
 }

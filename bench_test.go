@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Issue 6's speed targets, on the Llama-3.1-405B config (126 layers, hidden
+// 16384, vocab 128256, seq 8192): one estimate (estimate package,
+// BenchmarkEstimateLlama405B), one fit search, a 1,000-point sweep.
+
+// BenchmarkFitLlama405B is one largest-seq_len search at batch 1 for the
+// FSDP-sharded 405B (the batch search ends at once: batch 1 does not fit).
+func BenchmarkFitLlama405B(b *testing.B) {
+	p, err := newPlanner("examples/parallel/llama3.1-405b-fsdp64-bf16-adamw.yaml", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	limit := int64(float64(p.prof.TotalBytes) * 0.95)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", "1"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSweep1000Llama405B estimates a 1,000-point grid (10 batch sizes ×
+// 100 sequence lengths) of the 405B model, concurrently on every CPU.
+func BenchmarkSweep1000Llama405B(b *testing.B) {
+	batches, seqs := "training.batch_size=", "training.seq_len="
+	for i := 1; i <= 10; i++ {
+		batches += fmt.Sprint(i)
+		if i < 10 {
+			batches += ","
+		}
+	}
+	for i := 1; i <= 100; i++ {
+		seqs += fmt.Sprint(i * 80)
+		if i < 100 {
+			seqs += ","
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		if err := sweep("examples/llama3.1-405b-bf16-adamw.yaml", "", "csv", []string{batches, seqs}, discard{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
