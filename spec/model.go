@@ -31,6 +31,7 @@ type PosError struct {
 	Msg string
 }
 
+// Error prints file:line:col: message.
 func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Mode is training or inference.
@@ -100,18 +101,35 @@ func enumString(names []string, i int) string {
 	return names[i]
 }
 
-func (m Mode) String() string          { return enumString(modeNames, int(m)) }
-func (p Precision) String() string     { return enumString(precisionNames, int(p)) }
-func (o Optimizer) String() string     { return enumString(optimizerNames, int(o)) }
+// String returns the YAML spelling.
+func (m Mode) String() string { return enumString(modeNames, int(m)) }
+
+// String returns the YAML spelling.
+func (p Precision) String() string { return enumString(precisionNames, int(p)) }
+
+// String returns the YAML spelling.
+func (o Optimizer) String() string { return enumString(optimizerNames, int(o)) }
+
+// String returns the YAML spelling.
 func (o OptimizerImpl) String() string { return enumString(implNames, int(o)) }
-func (a Attention) String() string     { return enumString(attentionNames, int(a)) }
+
+// String returns the YAML spelling.
+func (a Attention) String() string { return enumString(attentionNames, int(a)) }
 
 // MarshalText methods make the enums read as names in JSON and YAML.
-func (m Mode) MarshalText() ([]byte, error)          { return []byte(m.String()), nil }
-func (p Precision) MarshalText() ([]byte, error)     { return []byte(p.String()), nil }
-func (o Optimizer) MarshalText() ([]byte, error)     { return []byte(o.String()), nil }
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// MarshalText writes the YAML spelling.
+func (p Precision) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// MarshalText writes the YAML spelling.
+func (o Optimizer) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// MarshalText writes the YAML spelling.
 func (o OptimizerImpl) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
-func (a Attention) MarshalText() ([]byte, error)     { return []byte(a.String()), nil }
+
+// MarshalText writes the YAML spelling.
+func (a Attention) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 // ParamDType is the dtype parameters are stored in.
 func (p Precision) ParamDType() DType {

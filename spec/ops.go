@@ -408,6 +408,7 @@ func (b *Builder) errorf(format string, args ...any) error {
 // BuildError is an error found while expanding a model.
 type BuildError struct{ Msg string }
 
+// Error returns the message.
 func (e *BuildError) Error() string { return e.Msg }
 
 // promote is PyTorch's type promotion for two float tensors.
