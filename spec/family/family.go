@@ -46,8 +46,8 @@ func Expand(m *spec.Model) (*spec.Graph, error) {
 	if !ok {
 		return nil, m.At("model.architecture").Errorf("unknown architecture %q (known: %s; or omit it and give inputs, layers and loss)", m.Architecture, strings.Join(Known(), ", "))
 	}
-	if tp := m.Training.Parallel.TensorRanks(); tp > 1 && !tensorParallel[m.Architecture] {
-		return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for %s (allowed: 1; modelled for %s)", tp, m.Architecture, strings.Join(sortedKeys(tensorParallel), ", "))
+	if tp := m.Training.Parallel.TensorRanks(); tp > 1 && !tensorParallel()[m.Architecture] {
+		return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for %s (allowed: 1; modelled for %s)", tp, m.Architecture, strings.Join(sortedKeys(tensorParallel()), ", "))
 	}
 	return f(m)
 }
@@ -55,7 +55,9 @@ func Expand(m *spec.Model) (*spec.Graph, error) {
 // tensorParallel lists the architectures whose expansion splits heads and
 // MLP widths over training.parallel.tensor ranks (Megatron column/row
 // parallel layers); the others refuse tensor > 1.
-var tensorParallel = map[string]bool{"GPT2LMHeadModel": true}
+func tensorParallel() map[string]bool {
+	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true}
+}
 
 func sortedKeys(m map[string]bool) []string {
 	var k []string

@@ -124,9 +124,18 @@ func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
 		}
 		c.fail(key, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
 	}
+	// Megatron-style tensor parallelism: q/k/v and gate/up are column
+	// parallel (each rank holds its share of heads, kv heads and MLP width),
+	// o_proj and down_proj row parallel (their outputs are all-reduced in
+	// place); embeddings, norms and lm_head stay replicated.
+	tp := m.Training.Parallel.TensorRanks()
+	c.Divides("num_attention_heads", l.heads, "training.parallel.tensor", tp)
+	c.Divides("num_key_value_heads", l.kvHeads, "training.parallel.tensor", tp)
+	c.Divides("intermediate_size", l.inner, "training.parallel.tensor", tp)
 	if c.err != nil {
 		return nil, c.err
 	}
+	l.heads, l.kvHeads, l.inner = l.heads/tp, l.kvHeads/tp, l.inner/tp
 	seq, err := needSeq(m)
 	if err != nil {
 		return nil, err
