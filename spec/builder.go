@@ -2,7 +2,7 @@ package spec
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 )
 
 // GradFlow says how an op's backward produces its input gradients.
@@ -51,10 +51,19 @@ func (b *Builder) Fail(err error) {
 }
 
 // Push enters a module scope; names of later tensors and ops are prefixed with it.
-func (b *Builder) Push(name string) { b.scope = append(b.scope, name) }
+func (b *Builder) Push(name string) {
+	b.scope = append(b.scope, b.Path(name))
+}
 
 // Pop leaves the innermost module scope.
 func (b *Builder) Pop() { b.scope = b.scope[:len(b.scope)-1] }
+
+// Grow reserves room for about ops more ops and tensors more tensors, so
+// large models build without repeated copying.
+func (b *Builder) Grow(ops, tensors int) {
+	b.g.Ops = slices.Grow(b.g.Ops, ops)
+	b.g.Tensors = slices.Grow(b.g.Tensors, tensors)
+}
 
 // Scoped runs fn inside the scope name.
 func (b *Builder) Scoped(name string, fn func()) {
@@ -63,16 +72,20 @@ func (b *Builder) Scoped(name string, fn func()) {
 	fn()
 }
 
-// Path returns the current module path with name appended.
+// Path returns the current module path with name appended (empty parts
+// are skipped). b.scope holds each level's full path, so this is one join.
 func (b *Builder) Path(name string) string {
-	parts := append(append([]string(nil), b.scope...), name)
-	var keep []string
-	for _, p := range parts {
-		if p != "" {
-			keep = append(keep, p)
-		}
+	prefix := ""
+	if len(b.scope) > 0 {
+		prefix = b.scope[len(b.scope)-1]
 	}
-	return strings.Join(keep, ".")
+	switch {
+	case prefix == "":
+		return name
+	case name == "":
+		return prefix
+	}
+	return prefix + "." + name
 }
 
 // SetLayer sets the per-layer-table row later ops belong to.

@@ -66,6 +66,7 @@ func expandGPT2(m *spec.Model) (*spec.Graph, error) {
 	g.pdt = t.Precision.ParamDType()
 	g.eager = t.Attention == spec.AttentionEager
 	b := spec.NewBuilder(t)
+	b.Grow(int(layers)*40, int(layers)*100)
 	g.b = b
 	ids, labels := textBatch(b, g.batch, seq)
 

@@ -144,6 +144,7 @@ func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
 	l.pdt = t.Precision.ParamDType()
 	l.eager = t.Attention == spec.AttentionEager
 	b := spec.NewBuilder(t)
+	b.Grow(int(l.layers)*64, int(l.layers)*160)
 	l.b = b
 	ids, labels := textBatch(b, l.batch, seq)
 
