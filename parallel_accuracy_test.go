@@ -89,7 +89,7 @@ func TestLlama70BFSDPSpeed(t *testing.T) {
 	if os.Getenv("MEMPLAN_TIMING") == "1" {
 		limit = 50 * time.Millisecond
 	}
-	if best > limit {
+	if best > limit && !raceEnabled {
 		t.Errorf("estimate took %v (want < %v)", best, limit)
 	}
 }
