@@ -60,8 +60,10 @@ func relErr(est, meas int64) float64 {
 func TestAccuracy(t *testing.T) {
 	measured := measuredFiles(t)
 	examples, _ := filepath.Glob("examples/*.yaml")
-	more, _ := filepath.Glob("examples/measured/*.yaml")
-	examples = append(examples, more...)
+	for _, dir := range []string{"examples/measured", "examples/holdout"} {
+		more, _ := filepath.Glob(dir + "/*.yaml")
+		examples = append(examples, more...)
+	}
 	checked := 0
 	seen := map[string]bool{}
 	for _, ex := range examples {

@@ -121,6 +121,7 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 			e = b.AddParam("add_position_embeddings", e, pos)
 			h = b.Dropout("dropout", e, hdrop)
 		})
+		embeddingOutput := h
 		for i, l := range ls {
 			name := fmt.Sprintf("layers.%d", i)
 			b.SetLayer("vit." + name)
@@ -136,6 +137,10 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 					o := b.EncoderSDPA("sdpa", q, k, v, adrop)
 					o = b.View("merge_heads", o, bsz, seq, d)
 					a = b.LinearAutocast("o_proj", o, l.oW, l.oB)
+					// measured: the q/k/v projections are released only when
+					// ViTAttention returns, after o_proj (it matters in inference,
+					// where nothing saves them).
+					b.HoldUntilLastOp(q, k, v)
 				})
 				// a module's argument lives until the module returns (under
 				// autocast the projections keep casts, not the LayerNorm output)
@@ -159,6 +164,9 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 		}
 		b.SetLayer("vit.layernorm")
 		h = b.LayerNorm("layernorm", h, lnW, lnB)
+		// ViTModel.forward's local embedding_output (the encoder's argument)
+		// lives until the model returns: it matters when nothing saves it.
+		b.HoldUntilLastOp(embeddingOutput)
 	})
 	seqOut := h
 	b.SetLayer("classifier")
