@@ -199,6 +199,12 @@ func (s *sim) execOp(i int, recompute bool) error {
 		s.maybeFree(s.storage(id))
 	}
 	for _, st := range s.lv.releaseAfter[i] {
+		// A recompute holds only what it made itself: a Python local it
+		// releases that was made before the block (the layer's input) was
+		// held by the original forward, and released there.
+		if recompute && s.g.Tensors[st].Op < s.lv.blockFirst[op.Block] {
+			continue
+		}
 		if s.isLive[st] && s.holds[st] > 0 {
 			s.holds[st]--
 			s.maybeFree(st)
