@@ -77,9 +77,43 @@ func (b *Builder) fp32In(x TensorID, name string) TensorID {
 }
 
 // Linear is F.linear(x, w, bias): a GEMM (addmm through cuBLASLt when there
-// is a bias). Saves x (for the weight grad) and w (for the input grad).
+// is a bias). Under autocast the wrapper's casts run right to left: bias,
+// weight (both cached), then the input. Saves the input (for the weight
+// grad) and the weight (for the input grad); with a bias, the backward's
+// bias gradient is a sum over the rows with its staging buffer (SumStaging).
 func (b *Builder) Linear(name string, x, w, bias TensorID) TensorID {
-	return b.gemm(name, x, w, bias, b.Shape(w)[0])
+	if bias != NoTensor {
+		bias = b.matmulIn(bias, "")
+	}
+	w = b.matmulIn(w, "")
+	out := b.gemm(name, x, w, bias, b.Shape(w)[0])
+	if bias != NoTensor {
+		op := &b.g.Ops[len(b.g.Ops)-1]
+		if op.Kind == "linear" && (len(op.GradInputs) > 0 || len(op.Params) > 0) {
+			shape := b.Shape(out)
+			for _, ts := range stagingTemps(rows(shape), shape[len(shape)-1]) {
+				id := b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)
+				b.g.Tensors[id].Op = len(b.g.Ops) - 1
+				op.BackwardTemps = append(op.BackwardTemps, id)
+			}
+		}
+	}
+	return out
+}
+
+// gemmSaved is what a GEMM keeps for backward: the input for the weight's
+// gradient, the weight for the input's gradient — each only when the other
+// side needs a gradient (the first layer over data keeps no weight, so an
+// autocast weight cast there dies with the autocast region).
+func (b *Builder) gemmSaved(x, w TensorID) []TensorID {
+	var saved []TensorID
+	if b.g.Tensors[w].RequiresGrad {
+		saved = append(saved, x)
+	}
+	if b.g.Tensors[x].RequiresGrad {
+		saved = append(saved, w)
+	}
+	return saved
 }
 
 // Addmm is torch.addmm(bias, x, w) with w stored [in, out] (GPT-2's Conv1D).
@@ -99,7 +133,7 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 	if bias != NoTensor {
 		mm = MatmulCublasLt
 	}
-	return b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, w}, Matmul: mm})[0]
+	return b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: b.gemmSaved(x, w), Matmul: mm})[0]
 }
 
 // Embedding looks rows of w up by integer indices; saves the indices.
@@ -389,7 +423,9 @@ func (b *Builder) MSELoss(name string, x, y TensorID) TensorID {
 // CrossEntropy is log_softmax + nll_loss over the last dim (mean
 // reduction): log_softmax keeps its output; nll_loss its target.
 func (b *Builder) CrossEntropy(name string, logits, target TensorID) TensorID {
-	logits = b.fp32In(logits, name+".input_cast")
+	if _, ok := b.autocastDType(); ok && b.DType(logits) != FP32 {
+		return b.crossEntropyAutocast(name, logits, target)
+	}
 	shape := b.Shape(logits)
 	var loss TensorID
 	b.Scoped(name, func() {

@@ -240,28 +240,6 @@ func (b *Builder) HeadsView(name string, x TensorID, copyGrad bool, shape ...int
 	return b.Emit(OpSpec{Kind: "view_transpose", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, AliasOut: []int{0}, Flow: flow})[0]
 }
 
-// LinearHF is nn.Linear as transformers calls it: F.linear on a 3-d input
-// (mm, or addmm through cuBLASLt with a bias). Under autocast the wrapper's
-// casts run right to left: bias, weight (both cached), then the input.
-// Saves the input and the weight. With a bias, the backward's bias gradient
-// is a sum over the tokens with its staging buffer.
-func (b *Builder) LinearHF(name string, x, w, bias TensorID) TensorID {
-	if bias != NoTensor {
-		bias = b.matmulIn(bias, "")
-	}
-	w = b.matmulIn(w, "")
-	x = b.matmulIn(x, name+".input_cast")
-	outDim := b.Shape(w)[0]
-	out := withLast(b.Shape(x), outDim)
-	in, params := b.operands(x, w, bias)
-	s := OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, w}, Matmul: MatmulCublas}
-	if bias != NoTensor {
-		s.Matmul = MatmulCublasLt
-		s.BackwardTemps = stagingTemps(rows(b.Shape(x)), outDim)
-	}
-	return b.Emit(s)[0]
-}
-
 // EmbeddingDense is nn.Embedding's lookup with embedding_dense_backward's
 // buffers: the sorted and original indices, the segment offsets, and the
 // partial-segment sums — (n + n/10) partial segments of the embedding width

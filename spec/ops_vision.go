@@ -229,35 +229,6 @@ func (b *Builder) AddPromoting(name string, x, y TensorID) TensorID {
 	return b.Add(name, lift(x, name+".promote_x"), lift(y, name+".promote_y"))
 }
 
-// LinearAutocast is nn.Linear as the autocast wrapper runs it: the cached
-// casts of bias and weight, then the input cast (C++ evaluates the wrapper's
-// arguments right to left), then the GEMM. Without autocast it is Linear.
-// Its backward reduces the bias gradient with BiasGradReduceTemps.
-func (b *Builder) LinearAutocast(name string, x, w, bias TensorID) TensorID {
-	var out TensorID
-	if _, ok := b.autocastDType(); !ok {
-		out = b.Linear(name, x, w, bias)
-	} else {
-		if bias != NoTensor {
-			bias = b.matmulIn(bias, "")
-		}
-		w = b.matmulIn(w, "")
-		out = b.gemm(name, x, w, bias, b.Shape(w)[0])
-	}
-	if bias != NoTensor && b.Train() && len(b.g.Ops) > 0 {
-		op := &b.g.Ops[len(b.g.Ops)-1]
-		if len(op.GradInputs) > 0 || len(op.Params) > 0 {
-			shape := b.Shape(out)
-			for _, ts := range BiasGradReduceTemps(rows(shape), shape[len(shape)-1]) {
-				id := b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)
-				b.g.Tensors[id].Op = len(b.g.Ops) - 1
-				op.BackwardTemps = append(op.BackwardTemps, id)
-			}
-		}
-	}
-	return out
-}
-
 // BiasGradReduceTemps are the buffers of the bias gradient's reduction,
 // grad.sum(0) over an [N, H] gradient: SumStaging's staging buffer and
 // semaphores, allocated after the gradient and freed before the op returns.
@@ -337,15 +308,12 @@ func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) Te
 	return b.Emit(spec)[0]
 }
 
-// CrossEntropyAutocast is F.cross_entropy(logits, target) on low-precision
+// crossEntropyAutocast is F.cross_entropy(logits, target) on low-precision
 // logits under autocast: log_softmax runs in the logits' dtype (its output
 // saved), the result is cast to fp32 for nll_loss (autocast's fp32 list),
 // which saves that copy, the target and total_weight. Measured in BERT under
-// autocast. Without autocast, or with fp32 logits, it is CrossEntropy.
-func (b *Builder) CrossEntropyAutocast(name string, logits, target TensorID) TensorID {
-	if _, ok := b.autocastDType(); !ok || b.DType(logits) == FP32 {
-		return b.CrossEntropy(name, logits, target)
-	}
+// autocast.
+func (b *Builder) crossEntropyAutocast(name string, logits, target TensorID) TensorID {
 	shape := b.Shape(logits)
 	var loss TensorID
 	b.Scoped(name, func() {

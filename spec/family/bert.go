@@ -166,15 +166,15 @@ func expandBERT(m *spec.Model) (*spec.Graph, error) {
 				b.Scoped("attention", func() {
 					var ctx spec.TensorID
 					b.Scoped("self", func() {
-						q := heads(b, "query_heads", b.LinearAutocast("query", in, l.qW, l.qB), bsz, seq, nh, hd)
-						k := heads(b, "key_heads", b.LinearAutocast("key", in, l.kW, l.kB), bsz, seq, nh, hd)
-						v := heads(b, "value_heads", b.LinearAutocast("value", in, l.vW, l.vB), bsz, seq, nh, hd)
+						q := heads(b, "query_heads", b.Linear("query", in, l.qW, l.qB), bsz, seq, nh, hd)
+						k := heads(b, "key_heads", b.Linear("key", in, l.kW, l.kB), bsz, seq, nh, hd)
+						v := heads(b, "value_heads", b.Linear("value", in, l.vW, l.vB), bsz, seq, nh, hd)
 						o := b.EncoderSDPA("sdpa", q, k, v, adrop)
 						// transpose(1, 2).contiguous() of the kernel's [B, S, H, d] output and reshape: views.
 						ctx = b.View("merge_heads", o, bsz, seq, d)
 					})
 					b.Scoped("output", func() {
-						y := b.LinearAutocast("dense", ctx, l.oW, l.oB)
+						y := b.Linear("dense", ctx, l.oW, l.oB)
 						y = b.Dropout("dropout", y, hdrop)
 						attnOut = b.LayerNorm("LayerNorm", b.AddPromoting("add_residual", y, in), l.ln1W, l.ln1B)
 						// the dropout output is the local hidden_states until LayerNorm returns
@@ -183,11 +183,11 @@ func expandBERT(m *spec.Model) (*spec.Graph, error) {
 				})
 				var mid spec.TensorID
 				b.Scoped("intermediate", func() {
-					mid = b.LinearAutocast("dense", attnOut, l.iW, l.iB)
+					mid = b.Linear("dense", attnOut, l.iW, l.iB)
 					mid = encoderAct(b, "intermediate_act_fn", act, mid)
 				})
 				b.Scoped("output", func() {
-					y := b.LinearAutocast("dense", mid, l.o2W, l.o2B)
+					y := b.Linear("dense", mid, l.o2W, l.o2B)
 					y = b.Dropout("dropout", y, hdrop)
 					h = b.LayerNorm("LayerNorm", b.AddPromoting("add_residual", y, attnOut), l.ln2W, l.ln2B)
 					b.HoldUntilLastOp(y)
@@ -207,14 +207,14 @@ func expandBERT(m *spec.Model) (*spec.Graph, error) {
 	b.Scoped("cls.predictions", func() {
 		var x spec.TensorID
 		b.Scoped("transform", func() {
-			x = b.LinearAutocast("dense", seqOut, trW, trB)
+			x = b.Linear("dense", seqOut, trW, trB)
 			y := encoderAct(b, "transform_act_fn", act, x)
 			x = b.LayerNorm("LayerNorm", y, trLnW, trLnB)
 			// a module's argument lives until the module returns (under
 			// autocast LayerNorm and the decoder keep casts, not these)
 			b.HoldUntilLastOp(y)
 		})
-		logits = b.LinearAutocast("decoder", x, decW, headBias)
+		logits = b.Linear("decoder", x, decW, headBias)
 		b.HoldUntilLastOp(x)
 	})
 	if !train {
@@ -226,7 +226,7 @@ func expandBERT(m *spec.Model) (*spec.Graph, error) {
 	b.Scoped("loss", func() {
 		flat := b.View("logits_view", logits, bsz*seq, vocab)
 		lab := b.View("labels_view", labels, bsz*seq)
-		loss = b.CrossEntropyAutocast("cross_entropy", flat, lab)
+		loss = b.CrossEntropy("cross_entropy", flat, lab)
 	})
 	// The MaskedLMOutput holds the logits, and BertModel's output the
 	// sequence output, until the forward returns.

@@ -224,7 +224,7 @@ func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
 		b.HoldUntilLastOp(held...)
 	})
 	b.SetLayer("lm_head")
-	logits := b.LinearHF("lm_head", h, lmHead, spec.NoTensor)
+	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
 	if !train {
 		return b.Finish(spec.NoTensor, logits)
 	}
@@ -279,11 +279,11 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	n2 := b.LlamaRMSNorm("post_attention_layernorm", h, p.postNorm)
 	var y spec.TensorID
 	b.Scoped("mlp", func() {
-		g := b.LinearHF("gate_proj", n2, p.gate, p.gateB)
+		g := b.Linear("gate_proj", n2, p.gate, p.gateB)
 		a := l.activation("act_fn", g)
-		u := b.LinearHF("up_proj", n2, p.up, p.upB)
+		u := b.Linear("up_proj", n2, p.up, p.upB)
 		y = b.MulOperands("mul", a, u)
-		y = b.LinearHF("down_proj", y, p.down, p.downB)
+		y = b.Linear("down_proj", y, p.down, p.downB)
 	})
 	b.HoldUntilLastOp(n2)
 	return b.AddMixed("add_mlp", h, y)
@@ -311,11 +311,11 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 	var out spec.TensorID
 	b.Scoped("self_attn", func() {
 		bsz, s, d := l.batch, l.seq, l.headDim
-		qp := b.LinearHF("q_proj", x, p.q, p.qb)
+		qp := b.Linear("q_proj", x, p.q, p.qb)
 		q := b.HeadsView("q_view", qp, true, bsz, l.heads, s, d)
-		kp := b.LinearHF("k_proj", x, p.k, p.kb)
+		kp := b.Linear("k_proj", x, p.k, p.kb)
 		k := b.HeadsView("k_view", kp, true, bsz, l.kvHeads, s, d)
-		vp := b.LinearHF("v_proj", x, p.v, p.vb)
+		vp := b.Linear("v_proj", x, p.v, p.vb)
 		// cuDNN's dv comes back laid out like v_proj's output ([B, S, Hkv, D]):
 		// it flows back through the view as is. A cache copy, the math kernel
 		// (fp32 GQA), eager attention and repeat_kv give a [B, Hkv, S, D]
@@ -352,7 +352,7 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 			}
 		}
 		merged := b.View("reshape", o, bsz, s, l.heads*d)
-		out = b.LinearHF("o_proj", merged, p.o, p.ob)
+		out = b.Linear("o_proj", merged, p.o, p.ob)
 		b.HoldUntilLastOp(q, k, v)
 	})
 	return out

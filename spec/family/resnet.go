@@ -122,12 +122,12 @@ func expandResNet(m *spec.Model, name string, arch resnetArch) (*spec.Graph, err
 		fcW = b.Param("weight", []int64{classes, inplanes}, r.pdt)
 		fcB = b.Param("bias", []int64{classes}, r.pdt)
 	})
-	logits := b.LinearAutocast("fc", h, fcW, fcB)
+	logits := b.Linear("fc", h, fcW, fcB)
 	if t.Mode == spec.ModeInference {
 		return b.Finish(spec.NoTensor, logits)
 	}
 	b.SetLayer("loss")
-	loss := b.CrossEntropyAutocast("cross_entropy", logits, y)
+	loss := b.CrossEntropy("cross_entropy", logits, y)
 	// cross_entropy(model(x), y): the model output lives until the call returns.
 	b.HoldUntilLastOp(logits)
 	return b.Finish(loss)

@@ -131,12 +131,12 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 				x := b.LayerNorm("layernorm_before", in, l.ln1W, l.ln1B)
 				var a spec.TensorID
 				b.Scoped("attention", func() {
-					q := heads(b, "query_heads", b.LinearAutocast("q_proj", x, l.qW, l.qB), bsz, seq, nh, hd)
-					k := heads(b, "key_heads", b.LinearAutocast("k_proj", x, l.kW, l.kB), bsz, seq, nh, hd)
-					v := heads(b, "value_heads", b.LinearAutocast("v_proj", x, l.vW, l.vB), bsz, seq, nh, hd)
+					q := heads(b, "query_heads", b.Linear("q_proj", x, l.qW, l.qB), bsz, seq, nh, hd)
+					k := heads(b, "key_heads", b.Linear("k_proj", x, l.kW, l.kB), bsz, seq, nh, hd)
+					v := heads(b, "value_heads", b.Linear("v_proj", x, l.vW, l.vB), bsz, seq, nh, hd)
 					o := b.EncoderSDPA("sdpa", q, k, v, adrop)
 					o = b.View("merge_heads", o, bsz, seq, d)
-					a = b.LinearAutocast("o_proj", o, l.oW, l.oB)
+					a = b.Linear("o_proj", o, l.oW, l.oB)
 					// measured: the q/k/v projections are released only when
 					// ViTAttention returns, after o_proj (it matters in inference,
 					// where nothing saves them).
@@ -150,9 +150,9 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 				x = b.LayerNorm("layernorm_after", mid, l.ln2W, l.ln2B)
 				b.Scoped("mlp", func() {
 					ln := x
-					x = b.LinearAutocast("fc1", x, l.f1W, l.f1B)
+					x = b.Linear("fc1", x, l.f1W, l.f1B)
 					x = encoderAct(b, "activation_fn", act, x)
-					x = b.LinearAutocast("fc2", x, l.f2W, l.f2B)
+					x = b.Linear("fc2", x, l.f2W, l.f2B)
 					b.HoldUntilLastOp(ln)
 				})
 				x = b.Dropout("dropout_2", x, hdrop)
@@ -171,13 +171,13 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 	seqOut := h
 	b.SetLayer("classifier")
 	pooled := b.Select("cls_row", seqOut, bsz, d)
-	logits := b.LinearAutocast("classifier", pooled, clsW, clsB)
+	logits := b.Linear("classifier", pooled, clsW, clsB)
 	if !train {
 		b.HoldUntilLastOp(seqOut)
 		return b.Finish(spec.NoTensor, logits)
 	}
 	b.SetLayer("loss")
-	loss := b.CrossEntropyAutocast("loss", logits, labels)
+	loss := b.CrossEntropy("loss", logits, labels)
 	// The ImageClassifierOutput holds the logits until the forward returns.
 	b.HoldUntilLastOp(logits, seqOut)
 	return b.Finish(loss)
