@@ -52,6 +52,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	gpu := fs.String("gpu", "", "GPU profile: a built-in name ("+strings.Join(calibrate.BuiltinNames(), ", ")+") or a calibration file; default: the description's gpu")
 	out := fs.String("o", "", "write a report file instead of printing: .html, .xlsx, .json or .txt")
+	events := fs.Bool("events", false, "print every allocator event of iteration 1 and the steady state (tab-separated) instead of the summary")
 	var sets setFlags
 	fs.Var(&sets, "set", "sweep: key=v1,v2,… (repeatable; keys: "+strings.Join(spec.SettableKeys(), ", ")+"); prints one row per grid point (--format text|jsonl|csv)")
 	pos, code := parseFile(fs, args, stdout)
@@ -72,9 +73,15 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "memplan estimate: --format %q (allowed: text, json)\n", *format)
 		return exitUsage
 	}
-	r, err := estimateFile(pos[0], *gpu, *out != "")
+	r, err := estimateFile(pos[0], *gpu, *out != "" || *events)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if *events {
+		if err := report.WriteEvents(stdout, r); err != nil {
+			return fail(stderr, err)
+		}
+		return exitOK
 	}
 	if *out != "" {
 		if err := writeReport(*out, r); err != nil {

@@ -200,3 +200,17 @@ func TestWriteReportAtomic(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+func TestEventsFlag(t *testing.T) {
+	code, out, stderr := runCLI("estimate", "--events", "examples/mlp10m-fp32-adam.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 20 || !strings.HasPrefix(lines[0], "iteration\tphase\taction") {
+		t.Fatalf("unexpected events output:\n%s", out)
+	}
+	if !strings.Contains(out, "2\toptimizer\talloc\t20971520\ttemporary") {
+		t.Errorf("the steady optimizer's foreach sqrt copy is missing:\n%s", out)
+	}
+}
