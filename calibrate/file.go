@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -312,7 +313,7 @@ func commentBytes(n *yaml.Node, parent string) {
 // WriteFile writes the profile YAML atomically: a temporary file in the same
 // folder, written and synced, then renamed over path; on error nothing is
 // left behind and an existing file at path is untouched.
-func WriteFile(path string, p *Profile) (err error) {
+func WriteFile(path string, p *Profile) error {
 	if p == nil {
 		return errors.New("writing GPU profile: no profile")
 	}
@@ -320,35 +321,8 @@ func WriteFile(path string, p *Profile) (err error) {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing GPU profile %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing GPU profile %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing GPU profile %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing GPU profile %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing GPU profile %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing GPU profile %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // make the rename durable; not every file system can
-		d.Close()
+	if err := atomicfile.Write(path, data); err != nil {
+		return fmt.Errorf("writing GPU profile: %w", err)
 	}
 	return nil
 }
