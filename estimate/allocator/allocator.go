@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -98,39 +99,35 @@ type Stats struct {
 	NumDeviceFree     int64 // num_device_free: cudaFree calls and page unmappings
 }
 
-type stat struct{ cur, peak int64 }
-
-func (s *stat) inc(n int64) {
-	s.cur += n
-	if s.cur > s.peak {
-		s.peak = s.cur
+// raise adds n to a counter and keeps its peak.
+func raise(cur, peak *int64, n int64) {
+	*cur += n
+	if *cur > *peak {
+		*peak = *cur
 	}
 }
 
-func (s *stat) dec(n int64) { s.cur -= n }
-
-func (s *stat) resetPeak() { s.peak = s.cur }
-
 // block is a contiguous range of one segment: live, free and cached, or
-// (expandable segments only) unmapped address space.
+// (expandable segments only) unmapped address space. Blocks live in one
+// slice of the allocator and refer to each other by index (0: none), so
+// they hold no pointers: the garbage collector neither scans them nor puts
+// write barriers on their updates. The slice moves when it grows, so a
+// *block must not be kept across newBlock: keep the index.
 type block struct {
 	addr, size int64
 	requested  int64
 	stream     Stream
-	pool       *blockPool
-	seg        *expSegment // nil for a cudaMalloc segment
-	prev, next *block      // neighbours in the same segment
+	prev, next int32 // neighbours in the same segment
+	seg        int32 // expandable segment (index in Allocator.segs); 0 for a cudaMalloc segment
+	self       int32 // this block's index
+	bucket     int32 // the bucket holding it while it is in a pool set
+	small      bool  // in the small pool
 	allocated  bool
 	mapped     bool
-
-	// treap links while the block is in a pool's set (in names the set)
-	left, right, parent *block
-	key                 int64 // size in the free set, 0 in the unmapped set
-	prio                uint32
-	in                  uint8
+	in         uint8 // the pool set holding it (inFree, inUnmapped), or 0
 }
 
-func (b *block) isSplit() bool { return b.prev != nil || b.next != nil }
+func (b *block) isSplit() bool { return b.prev != 0 || b.next != 0 }
 
 // expSegment is one expandable segment: a reserved virtual range mapped in
 // pages of a fixed size.
@@ -145,9 +142,12 @@ const (
 
 type blockPool struct {
 	small    bool
-	blocks   treap // free mapped blocks by (stream, size, addr)
-	unmapped treap // unmapped expandable ranges by (stream, addr)
+	blocks   poolSet // free mapped blocks by (stream, size, addr)
+	unmapped poolSet // unmapped expandable ranges by (stream, addr)
 }
+
+// zeroBlock is the live entry of a 0-byte request, which holds no block.
+const zeroBlock int32 = -1
 
 // Allocator is one device's caching allocator. It is not safe for
 // concurrent use.
@@ -158,26 +158,29 @@ type Allocator struct {
 
 	small, large blockPool
 
-	live  []*block // by BlockID; nil once freed
-	zero  block    // stands for every live 0-byte request
-	addrs addressSpace
+	live    []int32      // block index by BlockID; 0 once freed, zeroBlock for a 0-byte request
+	blocks  []block      // by index; index 0 is unused
+	spare   []int32      // indices of recycled blocks
+	segs    []expSegment // expandable segments by index; index 0 is unused
+	oldSegs []int32      // indices of segments given back
+	addrs   addressSpace
 	// baseAddr, when set (by tests replaying a recorded run), supplies the
 	// base address of each new segment instead of addrs.
 	baseAddr func(size int64) int64
-	spare    []*block
-	scratch  []*block
+	scratch  []int32
+	// moveBlocks (tests) moves every block at each newBlock and spoils
+	// the old copies, so that a *block kept across it shows.
+	moveBlocks bool
 
-	allocated, reserved, requested, active stat
-	inactiveSplit, inactiveSplitBlocks     stat
-	segments, allocations                  stat
-	numAllocRetries, numOOMs               int64
-	numDeviceAlloc, numDeviceFree          int64
+	st                  Stats // the counters, as Stats returns them
+	inactiveSplitBlocks int64 // inactive_split.all.current (not reported)
 }
 
 // New returns an empty allocator. It does not check cfg; call
 // Config.Validate for PyTorch's own checks.
 func New(cfg Config) *Allocator {
-	a := &Allocator{cfg: cfg, maxSplit: math.MaxInt64, addrs: newAddressSpace()}
+	a := &Allocator{cfg: cfg, maxSplit: math.MaxInt64, addrs: newAddressSpace(),
+		blocks: make([]block, 1, 256), segs: make([]expSegment, 1), live: make([]int32, 1, 256)}
 	if cfg.MaxSplitSize > 0 {
 		a.maxSplit = cfg.MaxSplitSize
 	}
@@ -188,11 +191,11 @@ func New(cfg Config) *Allocator {
 		virt = cfg.Capacity + cfg.Capacity/8
 	}
 	a.expVirt = (virt + LargeBuffer - 1) / LargeBuffer * LargeBuffer
-	a.small = blockPool{small: true, blocks: newTreap(false, inFree, 0x9e3779b97f4a7c15),
-		unmapped: newTreap(true, inUnmapped, 0xbf58476d1ce4e5b9)}
-	a.large = blockPool{blocks: newTreap(false, inFree, 0x94d049bb133111eb),
-		unmapped: newTreap(true, inUnmapped, 0x2545f4914f6cdd1d)}
-	a.live = append(a.live, nil) // ids start at 1
+	for i, pool := range []*blockPool{&a.small, &a.large} {
+		pool.small = i == 0
+		pool.blocks = poolSet{a: a, tag: inFree}
+		pool.unmapped = poolSet{a: a, byAddr: true, tag: inUnmapped}
+	}
 	return a
 }
 
@@ -258,11 +261,11 @@ func (a *Allocator) Malloc(size int64, stream Stream) (BlockID, error) {
 			&SizeError{Input: strconv.FormatInt(size, 10), Reason: "a request must be 0 or more bytes"})
 	}
 	if size == 0 {
-		return a.register(&a.zero), nil
+		return a.register(zeroBlock), nil
 	}
 	if size >= MaxRequest {
-		return 0, &OOMError{Requested: size, AllocSize: size, Reserved: a.reserved.cur,
-			Allocated: a.allocated.cur, Capacity: a.cfg.Capacity, Stream: stream}
+		return 0, &OOMError{Requested: size, AllocSize: size, Reserved: a.st.Reserved,
+			Allocated: a.st.Allocated, Capacity: a.cfg.Capacity, Stream: stream}
 	}
 	rounded := RoundSize(size, a.cfg)
 	p := params{size: rounded, stream: stream, pool: &a.large, allocSize: AllocationSize(rounded)}
@@ -274,16 +277,19 @@ func (a *Allocator) Malloc(size int64, stream Stream) (BlockID, error) {
 		(a.releaseAvailableCachedBlocks(&p) && a.allocBlock(&p, false)) ||
 		(a.releaseCachedBlocks() && a.allocBlock(&p, true))
 	if !found {
-		a.numOOMs++
-		return 0, &OOMError{Requested: size, AllocSize: p.allocSize, Reserved: a.reserved.cur,
-			Allocated: a.allocated.cur, Capacity: a.cfg.Capacity, Stream: stream}
+		a.st.NumOOMs++
+		return 0, &OOMError{Requested: size, AllocSize: p.allocSize, Reserved: a.st.Reserved,
+			Allocated: a.st.Allocated, Capacity: a.cfg.Capacity, Stream: stream}
 	}
 	b := a.allocFoundBlock(&p, size, a.shouldSplit(p.block, rounded))
-	return a.register(b), nil
+	return a.register(b.self), nil
 }
 
-func (a *Allocator) register(b *block) BlockID {
-	a.live = append(a.live, b)
+func (a *Allocator) register(i int32) BlockID {
+	if len(a.live) == cap(a.live) {
+		a.live = slices.Grow(a.live, len(a.live)) // double: append grows large slices by a quarter
+	}
+	a.live = append(a.live, i)
 	return BlockID(len(a.live) - 1)
 }
 
@@ -294,17 +300,18 @@ func (a *Allocator) Free(id BlockID) error {
 	if id <= 0 || int64(id) >= int64(len(a.live)) {
 		return fmt.Errorf("freeing block %d: %w", id, &BlockError{ID: id})
 	}
-	b := a.live[id]
-	if b == nil {
+	i := a.live[id]
+	if i == 0 {
 		return fmt.Errorf("freeing block %d: %w", id, &BlockError{ID: id, DoubleFree: true})
 	}
-	a.live[id] = nil
-	if b == &a.zero {
+	a.live[id] = 0
+	if i == zeroBlock {
 		return nil
 	}
+	b := a.blk(i)
 	b.allocated = false
-	a.allocations.dec(1)
-	a.allocated.dec(b.size)
+	a.st.Allocations--
+	a.st.Allocated -= b.size
 	a.freeBlock(b)
 	return nil
 }
@@ -313,10 +320,13 @@ func (a *Allocator) Free(id BlockID) error {
 // or the whole cached block when it was not split. It is 0 for a 0-byte
 // request and for ids that are not live.
 func (a *Allocator) BlockSize(id BlockID) int64 {
-	if id <= 0 || int64(id) >= int64(len(a.live)) || a.live[id] == nil {
+	if id <= 0 || int64(id) >= int64(len(a.live)) {
 		return 0
 	}
-	return a.live[id].size
+	if i := a.live[id]; i > 0 {
+		return a.blk(i).size
+	}
+	return 0
 }
 
 // EmptyCache releases every cached segment that holds no live block, and
@@ -326,43 +336,61 @@ func (a *Allocator) EmptyCache() { a.releaseCachedBlocks() }
 
 // ResetPeakStats sets every peak to its current value.
 func (a *Allocator) ResetPeakStats() {
-	for _, s := range []*stat{&a.allocated, &a.reserved, &a.requested, &a.active,
-		&a.inactiveSplit, &a.inactiveSplitBlocks, &a.segments, &a.allocations} {
-		s.resetPeak()
-	}
+	s := &a.st
+	s.AllocatedPeak, s.ReservedPeak, s.RequestedPeak = s.Allocated, s.Reserved, s.Requested
+	s.ActivePeak, s.InactiveSplitPeak, s.SegmentsPeak = s.Active, s.InactiveSplit, s.Segments
 }
 
 // Stats returns the current counters.
-func (a *Allocator) Stats() Stats {
-	return Stats{
-		Allocated: a.allocated.cur, AllocatedPeak: a.allocated.peak,
-		Reserved: a.reserved.cur, ReservedPeak: a.reserved.peak,
-		Requested: a.requested.cur, RequestedPeak: a.requested.peak,
-		Active: a.active.cur, ActivePeak: a.active.peak,
-		InactiveSplit: a.inactiveSplit.cur, InactiveSplitPeak: a.inactiveSplit.peak,
-		Segments: a.segments.cur, SegmentsPeak: a.segments.peak,
-		Allocations:     a.allocations.cur,
-		NumAllocRetries: a.numAllocRetries, NumOOMs: a.numOOMs,
-		NumDeviceAlloc: a.numDeviceAlloc, NumDeviceFree: a.numDeviceFree,
+func (a *Allocator) Stats() Stats { return a.st }
+
+// blk returns block i (i > 0).
+func (a *Allocator) blk(i int32) *block { return &a.blocks[i] }
+
+// at returns block i, or nil for 0.
+func (a *Allocator) at(i int32) *block {
+	if i == 0 {
+		return nil
 	}
+	return a.blk(i)
 }
 
-func (a *Allocator) newBlock(addr, size int64, stream Stream, pool *blockPool, seg *expSegment, mapped bool) *block {
-	var b *block
-	if n := len(a.spare); n > 0 {
-		b = a.spare[n-1]
-		a.spare = a.spare[:n-1]
-		*b = block{}
-	} else {
-		b = new(block)
+func (a *Allocator) poolOf(b *block) *blockPool {
+	if b.small {
+		return &a.small
 	}
-	b.addr, b.size, b.stream, b.pool, b.seg, b.mapped = addr, size, stream, pool, seg, mapped
+	return &a.large
+}
+
+func (a *Allocator) newBlock(addr, size int64, stream Stream, pool *blockPool, seg int32, mapped bool) *block {
+	if a.moveBlocks {
+		old := a.blocks
+		a.blocks = append([]block(nil), old...)
+		for i := range old {
+			old[i] = block{addr: -1, size: -1, prev: -1, next: -1, seg: -1, self: -1}
+		}
+	}
+	var i int32
+	if n := len(a.spare); n > 0 {
+		i = a.spare[n-1]
+		a.spare = a.spare[:n-1]
+	} else {
+		i = int32(len(a.blocks))
+		if len(a.blocks) == cap(a.blocks) {
+			a.blocks = slices.Grow(a.blocks, len(a.blocks))
+		}
+		a.blocks = append(a.blocks, block{})
+	}
+	b := a.blk(i)
+	b.addr, b.size, b.requested, b.stream = addr, size, 0, stream
+	b.prev, b.next, b.seg, b.self, b.bucket = 0, 0, seg, i, 0
+	b.small, b.allocated, b.mapped, b.in = pool.small, false, mapped, 0
 	return b
 }
 
 func (a *Allocator) recycle(b *block) {
-	b.prev, b.next, b.pool, b.seg = nil, nil, nil, nil
-	a.spare = append(a.spare, b)
+	b.prev, b.next, b.seg = 0, 0, 0
+	a.spare = append(a.spare, b.self)
 }
 
 // newAddr returns the base address of a new segment.
@@ -375,20 +403,30 @@ func (a *Allocator) newAddr(size int64) int64 {
 
 // getFreeBlock is get_free_block: best fit among cached blocks.
 func (a *Allocator) getFreeBlock(p *params) bool {
-	set := &p.pool.blocks
-	b := set.lowerBound(p.stream, p.size, math.MinInt64)
-	if b == nil || b.stream != p.stream {
+	ps := &p.pool.blocks
+	set := ps.set(p.stream)
+	if set == nil {
 		return false
 	}
-	if b.seg != nil {
+	at := set.lowerBound(p.size, math.MinInt64)
+	if !set.valid(at) {
+		return false
+	}
+	b := a.blk(set.id(at))
+	if b.seg != 0 && a.expandableSize(b) > b.size {
 		// For a block followed by unmapped space, best fit considers the
-		// size it can grow to.
-		for b.seg != nil {
-			next := set.successor(b)
-			if next == nil || next.stream != p.stream || expandableSize(next) >= expandableSize(b) {
+		// size it can grow to. (Any other block is the best fit: those
+		// after it are no smaller, and can grow no less.)
+		for b.seg != 0 {
+			nextAt := set.next(at)
+			if !set.valid(nextAt) {
 				break
 			}
-			b = next
+			next := a.blk(set.id(nextAt))
+			if a.expandableSize(next) >= a.expandableSize(b) {
+				break
+			}
+			b, at = next, nextAt
 		}
 	}
 	if p.size < a.maxSplit && b.size >= a.maxSplit {
@@ -397,21 +435,23 @@ func (a *Allocator) getFreeBlock(p *params) bool {
 	if p.size >= a.maxSplit && b.size >= p.size+MaxNonSplitRounding {
 		return false
 	}
-	set.remove(b)
+	ps.removeAt(set, at, b)
 	p.block = b
 	return true
 }
 
-func expandableSize(b *block) int64 {
-	if b.next != nil && !b.next.mapped {
-		return b.size + b.next.size
+func (a *Allocator) expandableSize(b *block) int64 {
+	if b.next != 0 {
+		if next := a.blk(b.next); !next.mapped {
+			return b.size + next.size
+		}
 	}
 	return b.size
 }
 
 func (a *Allocator) shouldSplit(b *block, size int64) bool {
 	remaining := b.size - size
-	if b.pool.small || a.cfg.ExpandableSegments {
+	if b.small || a.cfg.ExpandableSegments {
 		return remaining >= MinBlockSize
 	}
 	return size < a.maxSplit && remaining > SmallSize
@@ -421,19 +461,19 @@ func (a *Allocator) shouldSplit(b *block, size int64) bool {
 // segment.
 func (a *Allocator) allocBlock(p *params, isRetry bool) bool {
 	if isRetry {
-		a.numAllocRetries++
+		a.st.NumAllocRetries++
 	}
 	if a.cfg.ExpandableSegments {
 		p.block = a.tryAllocateExpandableBlock(p)
 		return p.block != nil
 	}
-	if a.cfg.Capacity > 0 && a.reserved.cur+p.allocSize > a.cfg.Capacity {
+	if a.cfg.Capacity > 0 && a.st.Reserved+p.allocSize > a.cfg.Capacity {
 		return false
 	}
-	p.block = a.newBlock(a.newAddr(p.allocSize), p.allocSize, p.stream, p.pool, nil, true)
-	a.segments.inc(1)
-	a.reserved.inc(p.allocSize)
-	a.numDeviceAlloc++
+	p.block = a.newBlock(a.newAddr(p.allocSize), p.allocSize, p.stream, p.pool, 0, true)
+	raise(&a.st.Segments, &a.st.SegmentsPeak, 1)
+	raise(&a.st.Reserved, &a.st.ReservedPeak, p.allocSize)
+	a.st.NumDeviceAlloc++
 	return true
 }
 
@@ -443,35 +483,36 @@ func (a *Allocator) allocFoundBlock(p *params, origSize int64, split bool) *bloc
 	b := p.block
 	alreadySplit := b.isSplit()
 	if split {
-		rem := b
-		b = a.newBlock(rem.addr, p.size, p.stream, p.pool, rem.seg, true)
+		ri := b.self
+		b = a.newBlock(b.addr, p.size, p.stream, p.pool, b.seg, true)
+		rem := a.blk(ri)
 		b.prev = rem.prev
-		if b.prev != nil {
-			b.prev.next = b
+		if b.prev != 0 {
+			a.blk(b.prev).next = b.self
 		}
-		b.next = rem
-		rem.prev = b
+		b.next = rem.self
+		rem.prev = b.self
 		rem.addr += p.size
 		rem.size -= p.size
 		p.pool.blocks.insert(rem)
-		if b.seg == nil {
+		if b.seg == 0 {
 			if alreadySplit {
-				a.inactiveSplit.dec(b.size)
+				a.st.InactiveSplit -= b.size
 			} else {
-				a.inactiveSplit.inc(rem.size)
-				a.inactiveSplitBlocks.inc(1)
+				raise(&a.st.InactiveSplit, &a.st.InactiveSplitPeak, rem.size)
+				a.inactiveSplitBlocks++
 			}
 		}
-	} else if alreadySplit && b.seg == nil {
-		a.inactiveSplit.dec(b.size)
-		a.inactiveSplitBlocks.dec(1)
+	} else if alreadySplit && b.seg == 0 {
+		a.st.InactiveSplit -= b.size
+		a.inactiveSplitBlocks--
 	}
 	b.allocated = true
 	b.requested = origSize
-	a.allocations.inc(1)
-	a.allocated.inc(b.size)
-	a.active.inc(b.size)
-	a.requested.inc(origSize)
+	a.st.Allocations++
+	raise(&a.st.Allocated, &a.st.AllocatedPeak, b.size)
+	raise(&a.st.Active, &a.st.ActivePeak, b.size)
+	raise(&a.st.Requested, &a.st.RequestedPeak, origSize)
 	return b
 }
 
@@ -479,32 +520,24 @@ func (a *Allocator) allocFoundBlock(p *params, origSize int64, split bool) *bloc
 func (a *Allocator) freeBlock(b *block) {
 	origSize, req := b.size, b.requested
 	var netBlocks, netSize int64
-	prev, next := b.prev, b.next
+	prev, next := a.at(b.prev), a.at(b.next)
 	for _, c := range [2]*block{prev, next} {
 		if s := a.tryMergeBlocks(b, c); s > 0 {
 			netBlocks--
 			netSize -= s
 		}
 	}
-	b.pool.blocks.insert(b)
+	a.poolOf(b).blocks.insert(b)
 	if b.isSplit() {
 		netBlocks++
 		netSize += b.size
 	}
-	if b.seg == nil {
-		if netBlocks > 0 {
-			a.inactiveSplitBlocks.inc(netBlocks)
-		} else if netBlocks < 0 {
-			a.inactiveSplitBlocks.dec(-netBlocks)
-		}
-		if netSize > 0 {
-			a.inactiveSplit.inc(netSize)
-		} else if netSize < 0 {
-			a.inactiveSplit.dec(-netSize)
-		}
+	if b.seg == 0 {
+		a.inactiveSplitBlocks += netBlocks
+		raise(&a.st.InactiveSplit, &a.st.InactiveSplitPeak, netSize)
 	}
-	a.active.dec(origSize)
-	a.requested.dec(req)
+	a.st.Active -= origSize
+	a.st.Requested -= req
 }
 
 // tryMergeBlocks merges src into dst when src is a free neighbour in the
@@ -513,23 +546,23 @@ func (a *Allocator) tryMergeBlocks(dst, src *block) int64 {
 	if src == nil || src.allocated || dst.mapped != src.mapped {
 		return 0
 	}
-	if dst.prev == src {
+	if dst.prev == src.self {
 		dst.addr = src.addr
 		dst.prev = src.prev
-		if dst.prev != nil {
-			dst.prev.next = dst
+		if dst.prev != 0 {
+			a.blk(dst.prev).next = dst.self
 		}
 	} else {
 		dst.next = src.next
-		if dst.next != nil {
-			dst.next.prev = dst
+		if dst.next != 0 {
+			a.blk(dst.next).prev = dst.self
 		}
 	}
 	dst.size += src.size
 	if src.mapped {
-		dst.pool.blocks.remove(src)
+		a.poolOf(dst).blocks.remove(src)
 	} else {
-		dst.pool.unmapped.remove(src)
+		a.poolOf(dst).unmapped.remove(src)
 	}
 	n := src.size
 	a.recycle(src)
@@ -543,26 +576,42 @@ func (a *Allocator) releaseAvailableCachedBlocks(p *params) bool {
 	if a.maxSplit == math.MaxInt64 {
 		return false
 	}
-	set := &p.pool.blocks
+	ps := &p.pool.blocks
+	set := ps.set(p.stream)
+	if set == nil {
+		return false
+	}
 	keySize := p.size
 	if keySize < a.maxSplit {
 		keySize = a.maxSplit
 	}
-	b := set.lowerBound(p.stream, keySize, math.MinInt64)
-	if b != nil && b.stream == p.stream && b.seg == nil && !b.isSplit() {
-		a.releaseBlock(b)
-		return true
+	at := set.lowerBound(keySize, math.MinInt64)
+	if set.valid(at) {
+		if b := a.blk(set.id(at)); b.seg == 0 && !b.isSplit() {
+			a.releaseBlock(b)
+			return true
+		}
 	}
 	// No single block is large enough: free oversize blocks, largest first.
-	cur := set.predecessor(p.stream, keySize, math.MinInt64)
+	at, ok := set.prev(at)
 	var released int64
-	for cur != nil && released < keySize && cur.size >= a.maxSplit && cur.stream == p.stream {
-		prev := set.predecessor(cur.stream, cur.size, cur.addr)
-		if cur.seg == nil && !cur.isSplit() {
+	for ok {
+		cur := a.blk(set.id(at))
+		if released >= keySize || cur.size < a.maxSplit {
+			break
+		}
+		var prev *block
+		at, ok = set.prev(at)
+		if ok {
+			prev = a.blk(set.id(at))
+		}
+		if cur.seg == 0 && !cur.isSplit() {
 			released += cur.size
 			a.releaseBlock(cur)
+			if ok {
+				at = set.find(prev.size, prev.addr) // positions move on removal
+			}
 		}
-		cur = prev
 	}
 	return released >= keySize
 }
@@ -576,28 +625,28 @@ func (a *Allocator) releaseCachedBlocks() bool {
 }
 
 func (a *Allocator) releaseBlocks(pool *blockPool) {
-	all := pool.blocks.appendAll(a.scratch[:0])
+	all := pool.blocks.appendIDs(a.scratch[:0])
 	toUnmap := all[:0]
-	for _, b := range all {
-		switch {
-		case b.seg != nil:
-			toUnmap = append(toUnmap, b)
+	for _, i := range all {
+		switch b := a.blk(i); {
+		case b.seg != 0:
+			toUnmap = append(toUnmap, i)
 		case !b.isSplit():
 			a.releaseBlock(b)
 		}
 	}
-	for _, b := range toUnmap {
-		a.unmapBlock(b)
-		if !b.mapped && !b.isSplit() {
+	for _, i := range toUnmap {
+		a.unmapBlock(i)
+		if b := a.blk(i); !b.mapped && !b.isSplit() {
 			// the whole virtual range is unmapped: give it back
 			if a.baseAddr == nil {
 				a.addrs.release(b.addr, b.size)
 			}
 			pool.unmapped.remove(b)
+			a.oldSegs = append(a.oldSegs, b.seg)
 			a.recycle(b)
 		}
 	}
-	clear(all)
 	a.scratch = all[:0]
 }
 
@@ -606,10 +655,10 @@ func (a *Allocator) releaseBlock(b *block) {
 	if a.baseAddr == nil {
 		a.addrs.release(b.addr, b.size)
 	}
-	a.numDeviceFree++
-	a.segments.dec(1)
-	a.reserved.dec(b.size)
-	b.pool.blocks.remove(b)
+	a.st.NumDeviceFree++
+	a.st.Segments--
+	a.st.Reserved -= b.size
+	a.poolOf(b).blocks.remove(b)
 	a.recycle(b)
 }
 
@@ -618,111 +667,132 @@ func (a *Allocator) releaseBlock(b *block) {
 // new expandable segment.
 func (a *Allocator) findExpandableBlock(p *params) *block {
 	pool := p.pool
-	for u := pool.unmapped.lowerBound(p.stream, 0, math.MinInt64); u != nil && u.stream == p.stream; u = pool.unmapped.successor(u) {
-		c := u
-		if c.prev != nil && !c.prev.allocated {
-			c = c.prev
-		}
-		var have int64
-		for b := c; have < p.size && b != nil && !b.allocated; b = b.next {
-			have += b.size
-		}
-		if have >= p.size {
-			return c
+	if set := pool.unmapped.set(p.stream); set != nil {
+		for at := set.lowerBound(0, math.MinInt64); set.valid(at); at = set.next(at) {
+			c := a.blk(set.id(at))
+			if prev := a.at(c.prev); prev != nil && !prev.allocated {
+				c = prev
+			}
+			var have int64
+			for b := c; have < p.size && b != nil && !b.allocated; b = a.at(b.next) {
+				have += b.size
+			}
+			if have >= p.size {
+				return c
+			}
 		}
 	}
 	page := LargeBuffer
 	if pool.small {
 		page = SmallBuffer
 	}
-	seg := &expSegment{size: a.expVirt, page: page}
+	seg := expSegment{size: a.expVirt, page: page}
 	seg.base = a.newAddr(seg.size)
-	c := a.newBlock(seg.base, seg.size, p.stream, pool, seg, false)
+	var si int32
+	if n := len(a.oldSegs); n > 0 {
+		si = a.oldSegs[n-1]
+		a.oldSegs = a.oldSegs[:n-1]
+		a.segs[si] = seg
+	} else {
+		si = int32(len(a.segs))
+		a.segs = append(a.segs, seg)
+	}
+	c := a.newBlock(seg.base, seg.size, p.stream, pool, si, false)
 	pool.unmapped.insert(c)
 	return c
 }
 
-// mapBlock maps the pages covering the first size bytes of an unmapped
-// block and merges them with free mapped neighbours.
-func (a *Allocator) mapBlock(b *block, size int64) bool {
-	seg := b.seg
+// mapBlock maps the pages covering the first size bytes of unmapped block
+// bi and merges them with free mapped neighbours.
+func (a *Allocator) mapBlock(bi int32, size int64) bool {
+	b := a.blk(bi)
+	seg := a.segs[b.seg]
 	begin := (b.addr - seg.base) / seg.page
 	end := (b.addr + size - seg.base + seg.page - 1) / seg.page
 	mapped := (end - begin) * seg.page
-	if mapped == 0 || (a.cfg.Capacity > 0 && a.reserved.cur+mapped > a.cfg.Capacity) {
+	if mapped == 0 || (a.cfg.Capacity > 0 && a.st.Reserved+mapped > a.cfg.Capacity) {
 		return false
 	}
-	pool := b.pool
+	pool := a.poolOf(b)
 	pool.unmapped.remove(b)
 	b.mapped = true
 	if mapped < b.size {
-		rem := a.newBlock(b.addr+mapped, b.size-mapped, b.stream, pool, seg, false)
-		rem.prev, rem.next = b, b.next
-		if b.next != nil {
-			b.next.prev = rem
+		rem := a.newBlock(b.addr+mapped, b.size-mapped, b.stream, pool, b.seg, false)
+		b = a.blk(bi)
+		rem.prev, rem.next = b.self, b.next
+		if b.next != 0 {
+			a.blk(b.next).prev = rem.self
 		}
-		b.next = rem
+		b.next = rem.self
 		pool.unmapped.insert(rem)
 		b.size = mapped
 	}
-	a.tryMergeBlocks(b, b.prev)
-	a.tryMergeBlocks(b, b.next)
+	a.tryMergeBlocks(b, a.at(b.prev))
+	a.tryMergeBlocks(b, a.at(b.next))
 	pool.blocks.insert(b)
-	a.reserved.inc(mapped)
-	a.numDeviceAlloc++
+	raise(&a.st.Reserved, &a.st.ReservedPeak, mapped)
+	a.st.NumDeviceAlloc++
 	return true
 }
 
 func (a *Allocator) tryAllocateExpandableBlock(p *params) *block {
 	c := a.findExpandableBlock(p)
-	if !c.mapped && !a.mapBlock(c, min(c.size, p.size)) {
+	ci := c.self
+	if !c.mapped && !a.mapBlock(ci, min(c.size, p.size)) {
 		return nil
 	}
-	for c.size < p.size {
-		next := c.next
-		if next == nil || next.mapped || !a.mapBlock(next, min(p.size-c.size, next.size)) {
+	for c = a.blk(ci); c.size < p.size; c = a.blk(ci) {
+		next := a.at(c.next)
+		if next == nil || next.mapped {
 			return nil
 		}
-		c = next
+		ni := next.self
+		if !a.mapBlock(ni, min(p.size-c.size, next.size)) {
+			return nil
+		}
+		ci = ni
 	}
 	p.pool.blocks.remove(c)
 	return c
 }
 
-// unmapBlock unmaps the whole pages inside a free expandable block.
-func (a *Allocator) unmapBlock(b *block) {
-	seg := b.seg
+// unmapBlock unmaps the whole pages inside free expandable block bi.
+func (a *Allocator) unmapBlock(bi int32) {
+	b := a.blk(bi)
+	seg := a.segs[b.seg]
 	begin := (b.addr - seg.base + seg.page - 1) / seg.page
 	end := (b.addr + b.size - seg.base) / seg.page
 	if begin >= end {
 		return
 	}
-	pool := b.pool
+	pool := a.poolOf(b)
 	pool.blocks.remove(b)
 	start := seg.base + begin*seg.page
 	size := (end - begin) * seg.page
 	if before := start - b.addr; before > 0 {
-		f := a.newBlock(b.addr, before, b.stream, pool, seg, true)
-		f.prev, f.next = b.prev, b
-		if b.prev != nil {
-			b.prev.next = f
+		f := a.newBlock(b.addr, before, b.stream, pool, b.seg, true)
+		b = a.blk(bi)
+		f.prev, f.next = b.prev, b.self
+		if b.prev != 0 {
+			a.blk(b.prev).next = f.self
 		}
-		b.prev = f
+		b.prev = f.self
 		pool.blocks.insert(f)
 	}
 	if after := b.addr + b.size - (start + size); after > 0 {
-		f := a.newBlock(start+size, after, b.stream, pool, seg, true)
-		f.prev, f.next = b, b.next
-		if b.next != nil {
-			b.next.prev = f
+		f := a.newBlock(start+size, after, b.stream, pool, b.seg, true)
+		b = a.blk(bi)
+		f.prev, f.next = b.self, b.next
+		if b.next != 0 {
+			a.blk(b.next).prev = f.self
 		}
-		b.next = f
+		b.next = f.self
 		pool.blocks.insert(f)
 	}
 	b.addr, b.size, b.mapped = start, size, false
-	a.tryMergeBlocks(b, b.prev)
-	a.tryMergeBlocks(b, b.next)
+	a.tryMergeBlocks(b, a.at(b.prev))
+	a.tryMergeBlocks(b, a.at(b.next))
 	pool.unmapped.insert(b)
-	a.reserved.dec(size)
-	a.numDeviceFree++
+	a.st.Reserved -= size
+	a.st.NumDeviceFree++
 }

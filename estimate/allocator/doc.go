@@ -37,6 +37,8 @@
 // (testdata/torchprobe.py) agree step for step on every counter when given
 // the driver's real addresses, and almost always with the synthetic ones.
 //
-// Malloc and Free cost O(log n) in the number of cached blocks; EmptyCache
-// is linear.
+// Malloc and Free cost O(log n) comparisons in the number of cached blocks
+// (a search among the distinct sizes cached, or a hash lookup, and one
+// among the cached blocks of one size), plus moving the entries of that
+// size's list that sort below the block; EmptyCache is linear.
 package allocator

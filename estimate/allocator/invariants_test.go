@@ -27,6 +27,7 @@ func checkInvariants(t testing.TB, a *Allocator) {
 		t.Fatalf("a peak below its current value: %+v", s)
 	}
 
+	checkSets(t, a)
 	member := map[*block]bool{}
 	for _, p := range []*blockPool{&a.small, &a.large} {
 		free := p.blocks.appendAll(nil)
@@ -34,24 +35,32 @@ func checkInvariants(t testing.TB, a *Allocator) {
 			t.Fatalf("free set count %d, holds %d", p.blocks.n, len(free))
 		}
 		for i, b := range free {
-			if b.in != inFree || b.allocated || !b.mapped || b.pool != p {
+			if b.in != inFree || b.allocated || !b.mapped || a.poolOf(b) != p {
 				t.Fatalf("bad free block %+v", *b)
 			}
-			if i > 0 && !less(free[i-1], b) {
+			if i > 0 && !freeOrder(free[i-1], b) {
 				t.Fatal("free set out of order")
 			}
 			member[b] = true
 		}
-		for _, b := range p.unmapped.appendAll(nil) {
-			if b.in != inUnmapped || b.allocated || b.mapped || b.seg == nil || b.pool != p {
+		unmapped := p.unmapped.appendAll(nil)
+		if len(unmapped) != p.unmapped.n {
+			t.Fatalf("unmapped set count %d, holds %d", p.unmapped.n, len(unmapped))
+		}
+		for i, b := range unmapped {
+			if i > 0 && (b.stream < unmapped[i-1].stream || b.stream == unmapped[i-1].stream && b.addr <= unmapped[i-1].addr) {
+				t.Fatal("unmapped set out of order")
+			}
+			if b.in != inUnmapped || b.allocated || b.mapped || b.seg == 0 || a.poolOf(b) != p {
 				t.Fatalf("bad unmapped block %+v", *b)
 			}
 			member[b] = true
 		}
 	}
 	var allocated, requested, liveCount int64
-	for _, b := range a.live {
-		if b == nil || b == &a.zero {
+	for id := range a.live {
+		b := a.liveBlock(BlockID(id))
+		if b == nil {
 			continue
 		}
 		if !b.allocated || b.in != 0 || member[b] {
@@ -66,6 +75,16 @@ func checkInvariants(t testing.TB, a *Allocator) {
 		t.Fatalf("live blocks hold %d bytes (%d requested, %d blocks), counters say %+v",
 			allocated, requested, liveCount, s)
 	}
+	spare := map[int32]bool{}
+	for _, i := range a.spare {
+		if spare[i] || member[a.blk(i)] {
+			t.Fatalf("recycled block %d is in use or recycled twice", i)
+		}
+		spare[i] = true
+	}
+	if n := len(member) + len(spare) + 1; n != len(a.blocks) {
+		t.Fatalf("%d blocks in use, %d recycled, %d made", len(member), len(spare), len(a.blocks)-1)
+	}
 
 	var reserved, segments, inactive int64
 	visited := map[*block]bool{}
@@ -73,13 +92,16 @@ func checkInvariants(t testing.TB, a *Allocator) {
 		if visited[b] {
 			continue
 		}
+		if b != a.blk(b.self) {
+			t.Fatalf("block %+v is not at its index", *b)
+		}
 		head := b
-		for head.prev != nil {
-			head = head.prev
+		for head.prev != 0 {
+			head = a.blk(head.prev)
 		}
 		var total, free int64
 		n, live := 0, 0
-		for x := head; x != nil; x = x.next {
+		for x := head; x != nil; x = a.at(x.next) {
 			if visited[x] || !member[x] {
 				t.Fatalf("block %+v reached twice or not accounted for", *x)
 			}
@@ -88,13 +110,13 @@ func checkInvariants(t testing.TB, a *Allocator) {
 			if x.allocated {
 				live++
 			}
-			if x.next != nil {
-				if x.next.prev != x || x.next.addr != x.addr+x.size || x.next.seg != x.seg ||
-					x.next.stream != x.stream || x.next.pool != x.pool {
+			if next := a.at(x.next); next != nil {
+				if next.prev != x.self || next.addr != x.addr+x.size || next.seg != x.seg ||
+					next.stream != x.stream || next.small != x.small {
 					t.Fatalf("segment chain broken at %+v", *x)
 				}
-				if !x.allocated && !x.next.allocated && x.mapped == x.next.mapped {
-					t.Fatalf("adjacent free blocks not merged: %+v %+v", *x, *x.next)
+				if !x.allocated && !next.allocated && x.mapped == next.mapped {
+					t.Fatalf("adjacent free blocks not merged: %+v %+v", *x, *next)
 				}
 			}
 			if x.size <= 0 {
@@ -108,14 +130,14 @@ func checkInvariants(t testing.TB, a *Allocator) {
 				}
 			}
 		}
-		if head.seg == nil {
+		if head.seg == 0 {
 			segments++
 			if n > 1 {
 				inactive += free
 			}
-		} else if head.addr != head.seg.base || total != head.seg.size {
+		} else if seg := a.segs[head.seg]; head.addr != seg.base || total != seg.size {
 			t.Fatalf("expandable segment covers %d bytes from %d, want %d from %d",
-				total, head.addr, head.seg.size, head.seg.base)
+				total, head.addr, seg.size, seg.base)
 		}
 		_ = live
 	}
@@ -125,18 +147,107 @@ func checkInvariants(t testing.TB, a *Allocator) {
 	}
 }
 
+// liveBlock returns the block of a live id, or nil (0-byte requests, ids
+// not live).
+func (a *Allocator) liveBlock(id BlockID) *block {
+	if id <= 0 || int(id) >= len(a.live) || a.live[id] <= 0 {
+		return nil
+	}
+	return a.blk(a.live[id])
+}
+
+// checkSets checks the structure of every pool set: per-stream sets in
+// stream order, each with its keys ascending, each key with a bucket of its
+// own, buckets in descending address order whose entries name blocks with
+// their key, address and stream, and the counts of members and of empty
+// buckets right.
+func checkSets(t testing.TB, a *Allocator) {
+	t.Helper()
+	for _, p := range []*blockPool{&a.small, &a.large} {
+		for _, ps := range []*poolSet{&p.blocks, &p.unmapped} {
+			n := 0
+			for i, s := range ps.sets {
+				if i > 0 && ps.sets[i-1].stream >= s.stream {
+					t.Fatal("stream sets out of order")
+				}
+				used := map[int32]bool{}
+				count, empty := 0, 0
+				for k, sk := range s.keys {
+					key := sk.key
+					if k > 0 && s.keys[k-1].key >= key {
+						t.Fatalf("keys out of order: %v", s.keys)
+					}
+					if used[sk.b] {
+						t.Fatalf("bucket %d has two keys", sk.b)
+					}
+					used[sk.b] = true
+					e := s.buckets[sk.b].e
+					if len(e) == 0 {
+						empty++
+					}
+					for j, x := range e {
+						if j > 0 && e[j-1].addr <= x.addr {
+							t.Fatalf("bucket of key %d out of order: %v", key, e)
+						}
+						b := a.blk(x.id)
+						if b.addr != x.addr || ps.key(b) != key || b.stream != s.stream || b.in != ps.tag || b.bucket != sk.b {
+							t.Fatalf("entry %+v of key %d names block %+v", x, key, *b)
+						}
+					}
+					count += len(e)
+				}
+				for _, u := range s.unused {
+					if used[u] || len(s.buckets[u].e) != 0 {
+						t.Fatalf("unused bucket %d is in use", u)
+					}
+				}
+				if len(used)+len(s.unused) != len(s.buckets) {
+					t.Fatalf("%d buckets used, %d unused, %d made", len(used), len(s.unused), len(s.buckets))
+				}
+				for _, sk := range s.keys {
+					if bi, _ := s.bucketOf(sk.key); bi != sk.b || s.buckets[sk.b].key != sk.key {
+						t.Fatalf("key %d: bucketOf finds bucket %d, not %d", sk.key, bi, sk.b)
+					}
+				}
+				if n := len(s.keys); s.index == nil && n > indexFrom || s.index != nil && 2*n > len(s.index) {
+					t.Fatalf("index of %d slots for %d keys", len(s.index), n)
+				}
+				if count != s.n || empty != s.empty {
+					t.Fatalf("stream set counts %d (%d empty buckets), holds %d (%d)", s.n, s.empty, count, empty)
+				}
+				n += count
+			}
+			if n != ps.n {
+				t.Fatalf("pool set counts %d, holds %d", ps.n, n)
+			}
+		}
+	}
+}
+
+// freeOrder is the order of free blocks: by stream, size, address.
+func freeOrder(x, y *block) bool {
+	if x.stream != y.stream {
+		return x.stream < y.stream
+	}
+	if x.size != y.size {
+		return x.size < y.size
+	}
+	return x.addr < y.addr
+}
+
 // checkReleasedWhole checks, after EmptyCache, that no cached segment and
 // no mapped expandable page is left without a live block.
 func checkReleasedWhole(t testing.TB, a *Allocator) {
 	t.Helper()
 	for _, p := range []*blockPool{&a.small, &a.large} {
 		for _, b := range p.blocks.appendAll(nil) {
-			if b.seg == nil && !b.isSplit() {
+			if b.seg == 0 && !b.isSplit() {
 				t.Fatalf("empty segment of %d bytes survived EmptyCache", b.size)
 			}
-			if b.seg != nil {
-				first := (b.addr - b.seg.base + b.seg.page - 1) / b.seg.page
-				last := (b.addr + b.size - b.seg.base) / b.seg.page
+			if b.seg != 0 {
+				seg := a.segs[b.seg]
+				first := (b.addr - seg.base + seg.page - 1) / seg.page
+				last := (b.addr + b.size - seg.base) / seg.page
 				if first < last {
 					t.Fatalf("free page survived EmptyCache in %+v", *b)
 				}

@@ -286,7 +286,7 @@ func replayTorch(t *testing.T, keys []string, seq torchSequence, realAddrs bool)
 				t.Fatal(err)
 			default:
 				live[op[1].(string)] = id
-				if b := a.live[id]; realAddrs && b != &a.zero && b.addr != seq.Ptrs[i] {
+				if b := a.liveBlock(id); realAddrs && b != nil && b.addr != seq.Ptrs[i] {
 					addrBad = true
 					fmt.Fprintf(&rep, "step %d %s: block at %#x, PyTorch's at %#x\n", i, raw, b.addr, seq.Ptrs[i])
 				}
