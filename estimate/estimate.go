@@ -33,8 +33,10 @@ func IsOutOfMemory(err error) bool {
 	return errors.As(err, &oom) || errors.Is(err, errOutOfMemory)
 }
 
-// steadyIteration is the simulated step reported as iteration 2: the third,
-// once the allocator's cache has settled.
+// simulatedIterations is how many steps are simulated: the first, then the
+// steady state reported as iteration 2 — the third step, once the allocator's
+// cache has settled, or the second when it left the allocator exactly as the
+// first did (then every later step repeats it).
 const simulatedIterations = 3
 
 // Run estimates one model description.
@@ -220,7 +222,7 @@ func roleMap(live [16]int64) map[string]int64 {
 }
 
 // keepEvents reports whether this iteration's events go into the timeline.
-func (s *sim) keepEvents() bool { return s.iteration == 1 || s.iteration == simulatedIterations }
+func (s *sim) keepEvents() bool { return true }
 
 // reportedIteration maps the simulated iteration to the one reported (1 or 2).
 func (s *sim) reportedIteration() int {
@@ -236,8 +238,18 @@ func (s *sim) run() error {
 	if err := s.allocResident(); err != nil {
 		return err
 	}
+	var fingerprint [simulatedIterations + 1]uint64
+	steadyStart := 0
 	for it := 1; it <= simulatedIterations; it++ {
 		s.iteration = it
+		switch it {
+		case 2:
+			steadyStart = len(s.events)
+		case simulatedIterations:
+			// The third step replaces the second as the steady state.
+			s.events = s.events[:steadyStart]
+			s.iters = s.iters[:1]
+		}
 		ir := IterationRun{Iteration: s.reportedIteration()}
 		// Micro-batches repeat forward and backward; their runs fold into one per phase.
 		for _, ph := range s.stepPhases() {
@@ -261,8 +273,12 @@ func (s *sim) run() error {
 				s.dropOutputs()
 			}
 		}
-		if it == 1 || it == simulatedIterations {
-			s.iters = append(s.iters, ir)
+		s.iters = append(s.iters, ir)
+		fingerprint[it] = s.a.Fingerprint()
+		if it == 2 && fingerprint[2] == fingerprint[1] {
+			// The second step left the allocator exactly as the first did:
+			// every later step repeats the second, which is the steady state.
+			break
 		}
 	}
 	return nil

@@ -89,26 +89,23 @@ func (s *sim) prepare() *liveness {
 			}
 		}
 	}
-	// External inputs and local reads of each block.
+	// External inputs and local reads of each block; mark[st] == b+1 once
+	// storage st is listed as block b's external input.
+	mark := make([]int32, n)
 	for b := 0; b < nb; b++ {
 		if lv.blockFirst[b] < 0 {
 			continue
 		}
-		seen := map[spec.TensorID]bool{}
 		for i := lv.blockFirst[b]; i <= lv.blockLast[b]; i++ {
 			op := &s.g.Ops[i]
-			reads := append(append([]spec.TensorID(nil), op.Inputs...), op.Saved...)
-			for _, in := range reads {
-				st := s.storage(in)
-				if lv.perm[st] {
-					continue
-				}
-				prod := s.g.Tensors[st].Op
-				if prod < lv.blockFirst[b] {
-					if !seen[st] {
-						seen[st] = true
-						lv.blockExt[b] = append(lv.blockExt[b], st)
+			for _, list := range [2][]spec.TensorID{op.Inputs, op.Saved} {
+				for _, in := range list {
+					st := s.storage(in)
+					if lv.perm[st] || s.g.Tensors[st].Op >= lv.blockFirst[b] || mark[st] == int32(b)+1 {
+						continue
 					}
+					mark[st] = int32(b) + 1
+					lv.blockExt[b] = append(lv.blockExt[b], st)
 				}
 			}
 			if i > lv.blockStop[b] {
