@@ -48,6 +48,24 @@ func measuredFiles(t *testing.T) map[string]string {
 	return files
 }
 
+// estimateAndMeasured estimates a description and reads its measured run.
+func estimateAndMeasured(t *testing.T, example, measuredFile string) (*estimate.Result, *measuredRun) {
+	t.Helper()
+	data, err := os.ReadFile(measuredFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m measuredRun
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v", measuredFile, err)
+	}
+	r, err := estimateFile(example, "", false)
+	if err != nil {
+		t.Fatalf("estimate: %v", err)
+	}
+	return r, &m
+}
+
 func relErr(est, meas int64) float64 {
 	if meas == 0 {
 		return 0
@@ -75,19 +93,8 @@ func TestAccuracy(t *testing.T) {
 		seen[name] = true
 		checked++
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(mf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m measuredRun
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatal(err)
-			}
-			r, err := estimateFile(ex, "", false)
-			if err != nil {
-				t.Fatalf("estimate: %v", err)
-			}
-			compareRun(t, r, &m)
+			r, m := estimateAndMeasured(t, ex, mf)
+			compareRun(t, r, m)
 		})
 	}
 	if checked == 0 {

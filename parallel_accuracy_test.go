@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -32,22 +31,11 @@ func TestParallelAccuracy(t *testing.T) {
 		}
 		checked++
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(mf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m measuredRun
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatal(err)
-			}
-			r, err := estimateFile(ex, "", false)
-			if err != nil {
-				t.Fatalf("estimate: %v", err)
-			}
+			r, m := estimateAndMeasured(t, ex, mf)
 			if r.Parallel == nil {
 				t.Fatalf("%s: no rank layout in the result", name)
 			}
-			compareAllocated(t, r, &m)
+			compareAllocated(t, r, m)
 		})
 	}
 	if checked < 18 {
