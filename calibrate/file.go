@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/memplan/memplan/internal/atomicfile"
+	"github.com/memplan/memplan/internal/yamlnode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -125,7 +126,7 @@ func (d *strictDecoder) decode(n *yaml.Node, v reflect.Value, path string) error
 		return d.decode(n, v.Elem(), path)
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			return d.errorf(n, "%s: expected a mapping of keys, found %s", orTop(path), describe(n))
+			return d.errorf(n, "%s: expected a mapping of keys, found %s", orTop(path), yamlnode.Describe(n))
 		}
 		t := v.Type()
 		fields := map[string]int{}
@@ -159,7 +160,7 @@ func (d *strictDecoder) decode(n *yaml.Node, v reflect.Value, path string) error
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Struct {
 			if n.Kind != yaml.SequenceNode {
-				return d.errorf(n, "%s: expected a list, found %s", orTop(path), describe(n))
+				return d.errorf(n, "%s: expected a list, found %s", orTop(path), yamlnode.Describe(n))
 			}
 			s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 			for i, item := range n.Content {
@@ -172,7 +173,7 @@ func (d *strictDecoder) decode(n *yaml.Node, v reflect.Value, path string) error
 		}
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
-		return d.errorf(n, "%s: expected %s, found %s", orTop(path), typeWord(v.Type()), describe(n))
+		return d.errorf(n, "%s: expected %s, found %s", orTop(path), typeWord(v.Type()), yamlnode.Describe(n))
 	}
 	return nil
 }
@@ -229,21 +230,6 @@ func orTop(path string) string {
 		return "the profile"
 	}
 	return path
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "something else"
 }
 
 func typeWord(t reflect.Type) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/internal/yamlnode"
 	"io"
 	"math"
 	"os"
@@ -111,26 +112,11 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "something else"
-}
-
 // fields walks a mapping strictly: every key must be in allowed; where names the mapping in errors.
 func (d *decoder) fields(n *yaml.Node, where string, allowed []string, fn func(key string, k, v *yaml.Node) error) error {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		return d.pos(n).Errorf("%s: want a mapping, got %s (allowed keys: %s)", where, kindName(n), allowedList(allowed))
+		return d.pos(n).Errorf("%s: want a mapping, got %s (allowed keys: %s)", where, yamlnode.Describe(n), allowedList(allowed))
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -163,7 +149,7 @@ func contains(list []string, s string) bool {
 
 func (d *decoder) str(n *yaml.Node, where string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", d.pos(n).Errorf("%s: want a string, got %s", where, kindName(n))
+		return "", d.pos(n).Errorf("%s: want a string, got %s", where, yamlnode.Describe(n))
 	}
 	return n.Value, nil
 }
@@ -172,13 +158,13 @@ func (d *decoder) boolean(n *yaml.Node, where string) (bool, error) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
 		return strconv.ParseBool(strings.ToLower(n.Value))
 	}
-	return false, d.pos(n).Errorf("%s: want true or false, got %s", where, kindName(n))
+	return false, d.pos(n).Errorf("%s: want true or false, got %s", where, yamlnode.Describe(n))
 }
 
 // positive reads an integer in [1, max].
 func (d *decoder) positive(n *yaml.Node, where string, max int64) (int64, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		return 0, d.pos(n).Errorf("%s: want a positive integer, got %s", where, kindName(n))
+		return 0, d.pos(n).Errorf("%s: want a positive integer, got %s", where, yamlnode.Describe(n))
 	}
 	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
 	if err != nil || v < 1 || v > max {
@@ -189,7 +175,7 @@ func (d *decoder) positive(n *yaml.Node, where string, max int64) (int64, error)
 
 func (d *decoder) number(n *yaml.Node, where string, lo, hi float64) (float64, error) {
 	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
-		return 0, d.pos(n).Errorf("%s: want a number, got %s", where, kindName(n))
+		return 0, d.pos(n).Errorf("%s: want a number, got %s", where, yamlnode.Describe(n))
 	}
 	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 	if err != nil || math.IsNaN(v) || v < lo || v > hi {
@@ -346,7 +332,7 @@ func (d *decoder) modelSection(n *yaml.Node, m *Model) error {
 			}
 			cfg, ok := val.V.(map[string]Value)
 			if !ok {
-				return d.pos(v).Errorf("model.config: want a mapping of HF config keys, got %s", kindName(v))
+				return d.pos(v).Errorf("model.config: want a mapping of HF config keys, got %s", yamlnode.Describe(v))
 			}
 			m.Config = cfg
 			return nil
@@ -366,7 +352,7 @@ func (d *decoder) modelSection(n *yaml.Node, m *Model) error {
 func (d *decoder) inputs(n *yaml.Node, m *Model) error {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		return d.pos(n).Errorf("model.inputs: want a mapping of input names to {shape, dtype}, got %s", kindName(n))
+		return d.pos(n).Errorf("model.inputs: want a mapping of input names to {shape, dtype}, got %s", yamlnode.Describe(n))
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -376,7 +362,7 @@ func (d *decoder) inputs(n *yaml.Node, m *Model) error {
 			switch key {
 			case "shape":
 				if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-					return d.pos(v).Errorf("%s.shape: want a list of dims, got %s (allowed: integers or %s)", where, kindName(v), allowedList(dimSymbols))
+					return d.pos(v).Errorf("%s.shape: want a list of dims, got %s (allowed: integers or %s)", where, yamlnode.Describe(v), allowedList(dimSymbols))
 				}
 				for _, c := range v.Content {
 					c = resolve(c)
@@ -426,14 +412,14 @@ func (d *decoder) inputs(n *yaml.Node, m *Model) error {
 func (d *decoder) layers(n *yaml.Node, where string, depth int) ([]LayerSpec, error) {
 	n = resolve(n)
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.pos(n).Errorf("%s: want a list of layers, got %s (allowed kinds: %s)", where, kindName(n), allowedList(LayerKinds()))
+		return nil, d.pos(n).Errorf("%s: want a list of layers, got %s (allowed kinds: %s)", where, yamlnode.Describe(n), allowedList(LayerKinds()))
 	}
 	var out []LayerSpec
 	for i, c := range n.Content {
 		c = resolve(c)
 		w := fmt.Sprintf("%s[%d]", where, i)
 		if c.Kind != yaml.MappingNode || len(c.Content) != 2 {
-			return nil, d.pos(c).Errorf("%s: want one `kind: {args}` entry, got %s (allowed kinds: %s)", w, kindName(c), allowedList(LayerKinds()))
+			return nil, d.pos(c).Errorf("%s: want one `kind: {args}` entry, got %s (allowed kinds: %s)", w, yamlnode.Describe(c), allowedList(LayerKinds()))
 		}
 		k, v := c.Content[0], resolve(c.Content[1])
 		ls := LayerSpec{Kind: k.Value, Pos: d.pos(k), Args: map[string]Value{}}
