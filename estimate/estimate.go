@@ -78,7 +78,9 @@ type sim struct {
 	pending     []allocator.BlockID
 	pendingLeft []int32
 
-	lv         *liveness
+	lv *liveness
+	// stor maps every tensor to the tensor owning its memory (aliases resolved once).
+	stor       []spec.TensorID
 	released   []bool
 	recomputed []bool
 	lossSeed   spec.TensorID
@@ -133,13 +135,17 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		s.paramGrads[i] = noBlock
 		s.pending[i] = noBlock
 	}
+	s.stor = make([]spec.TensorID, len(g.Tensors))
+	for i := range s.stor {
+		s.stor[i] = g.Storage(spec.TensorID(i))
+	}
 	s.lv = s.prepare()
 	s.par = newParallelSim(s)
 	return s
 }
 
 // storage follows aliases to the tensor that owns the memory.
-func (s *sim) storage(id spec.TensorID) spec.TensorID { return s.g.Storage(id) }
+func (s *sim) storage(id spec.TensorID) spec.TensorID { return s.stor[id] }
 
 // alloc allocates a tensor's storage and records the event.
 func (s *sim) alloc(id spec.TensorID, role spec.Role) error {
