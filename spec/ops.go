@@ -136,14 +136,38 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 	return b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: b.gemmSaved(x, w), Matmul: mm})[0]
 }
 
-// Embedding looks rows of w up by integer indices; saves the indices.
+// Embedding is F.embedding (nn.Embedding's lookup): saves the indices. Its
+// backward, embedding_dense_backward on CUDA, runs a direct kernel up to 3072
+// indices; above, it sorts them (sorted and original int64 copies) and sums
+// by segments: segment offsets, (n + n/10) partial-segment offsets and the
+// partial sums of the embedding width in fp32 (70.4 MiB for TinyLlama's 8192
+// tokens × 2048), all freed before the op returns.
 func (b *Builder) Embedding(name string, idx, w TensorID) TensorID {
+	return b.embedding(name, idx, w, false)
+}
+
+// EmbeddingExpanded is Embedding on indices that are an expanded view
+// (BERT's token_type_ids): index_select copies them contiguous, in forward
+// and again in backward.
+func (b *Builder) EmbeddingExpanded(name string, idx, w TensorID) TensorID {
+	return b.embedding(name, idx, w, true)
+}
+
+func (b *Builder) embedding(name string, idx, w TensorID, expanded bool) TensorID {
 	shape := append(b.Shape(idx), b.Shape(w)[1])
 	n := b.T(idx).Numel()
-	return b.Emit(OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
-		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx},
-		// embedding_dense_backward sorts the indices: int64 copies of them.
-		BackwardTemps: []TensorSpec{TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n)}})[0]
+	s := OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
+		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx}}
+	if expanded {
+		s.Temps = []TensorSpec{TS("index_contiguous", Int64, n)}
+		s.BackwardTemps = []TensorSpec{TS("index_contiguous", Int64, n)}
+	}
+	if n > 3072 {
+		segs := n + n/10
+		s.BackwardTemps = append(s.BackwardTemps, TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), TS("segment_offsets", Int64, n),
+			TS("partial_segment_offset", Int64, segs), TS("grad_weight_per_segment", FP32, segs, b.Shape(w)[1]))
+	}
+	return b.Emit(s)[0]
 }
 
 // ReLU saves its output; in place it writes over x.

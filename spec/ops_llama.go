@@ -240,22 +240,6 @@ func (b *Builder) HeadsView(name string, x TensorID, copyGrad bool, shape ...int
 	return b.Emit(OpSpec{Kind: "view_transpose", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, AliasOut: []int{0}, Flow: flow})[0]
 }
 
-// EmbeddingDense is nn.Embedding's lookup with embedding_dense_backward's
-// buffers: the sorted and original indices, the segment offsets, and the
-// partial-segment sums — (n + n/10) partial segments of the embedding width
-// in fp32 (70.4 MiB for tinyllama's 8192 tokens × 2048) — all freed before
-// the op returns.
-func (b *Builder) EmbeddingDense(name string, idx, w TensorID) TensorID {
-	shape := append(b.Shape(idx), b.Shape(w)[1])
-	n := b.T(idx).Numel()
-	segs := n + n/10
-	width := b.Shape(w)[1]
-	return b.Emit(OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
-		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx},
-		BackwardTemps: []TensorSpec{TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), TS("segment_offsets", Int64, n),
-			TS("partial_segment_offset", Int64, segs), TS("grad_weight_per_segment", FP32, segs, width)}})[0]
-}
-
 // SDPACausal is F.scaled_dot_product_attention(q, k, v, is_causal=True) as
 // transformers' sdpa_attention_forward calls it for decoder LMs on an H200:
 // q [B, H, S, D], k and v [B, Hkv, S, D] with enable_gqa when Hkv < H (k and

@@ -236,26 +236,6 @@ func (b *Builder) AddPromoting(name string, x, y TensorID) TensorID {
 // [4096, 30522] → 23440896 B; none at N = 64.
 func BiasGradReduceTemps(n, h int64) []TensorSpec { return stagingTemps(n, h) }
 
-// EmbeddingLookup is F.embedding as PyTorch 2.11 runs it on CUDA. With
-// contiguousIndex the indices are an expanded view (BERT's token_type_ids):
-// index_select reshapes them into a contiguous int64 copy, in forward and
-// again in backward. embedding_dense_backward sorts the indices (two int64
-// copies) only above 3072 indices; below, a direct kernel needs none.
-func (b *Builder) EmbeddingLookup(name string, idx, w TensorID, contiguousIndex bool) TensorID {
-	shape := append(b.Shape(idx), b.Shape(w)[1])
-	n := b.T(idx).Numel()
-	s := OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
-		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx}}
-	if contiguousIndex {
-		s.Temps = []TensorSpec{TS("index_contiguous", Int64, n)}
-		s.BackwardTemps = []TensorSpec{TS("index_contiguous", Int64, n)}
-	}
-	if n > 3072 {
-		s.BackwardTemps = append(s.BackwardTemps, TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n))
-	}
-	return b.Emit(s)[0]
-}
-
 // EncoderSDPA is F.scaled_dot_product_attention(q, k, v, dropout_p=p) with
 // no mask and is_causal=False, q/k/v being [B, H, S, d] transposed views of
 // [B, S, H·d] projections (BERT, ViT). PyTorch 2.11 on sm90 picks:

@@ -142,10 +142,15 @@ func expandBERT(m *spec.Model) (*spec.Graph, error) {
 			// token_type_ids = gather(buffer.expand(1, -1), 1, position_ids).expand(B, S)
 			tt := b.Emit(spec.OpSpec{Kind: "gather", Name: "token_type_ids_gather", Inputs: []spec.TensorID{ttIDs, pos}, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, 1, seq)}})[0]
 			ttx := b.View("token_type_ids_expand", tt, bsz, seq)
-			word := b.EmbeddingLookup("word_embeddings", ids, wte, false)
-			tte := b.EmbeddingLookup("token_type_embeddings", ttx, wtt, bsz > 1)
+			word := b.Embedding("word_embeddings", ids, wte)
+			var tte spec.TensorID
+			if bsz > 1 {
+				tte = b.EmbeddingExpanded("token_type_embeddings", ttx, wtt)
+			} else {
+				tte = b.Embedding("token_type_embeddings", ttx, wtt)
+			}
 			e := b.Add("add_token_type", word, tte)
-			pe := b.EmbeddingLookup("position_embeddings", pos, wpe, false)
+			pe := b.Embedding("position_embeddings", pos, wpe)
 			// Broadcasting [1, S, H] over the batch: its gradient is summed into a new tensor.
 			pex := b.Emit(spec.OpSpec{Kind: "expand", Name: "position_embeddings_expand", Inputs: []spec.TensorID{pe}, Outputs: []spec.TensorSpec{spec.TS("out", b.DType(pe), bsz, seq, d)}, AliasOut: []int{0}})[0]
 			e = b.Add("add_position", e, pex)

@@ -189,7 +189,7 @@ func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
 	var h spec.TensorID
 	b.Scoped("model", func() {
 		b.SetLayer("model.embed_tokens")
-		emb := b.EmbeddingDense("embed_tokens", ids, embed)
+		emb := b.Embedding("embed_tokens", ids, embed)
 		pos := positionIDs(b, seq)
 		b.SetLayer("model.rotary_emb")
 		masks := l.masks(emb)
