@@ -24,13 +24,10 @@ type Options struct {
 	Capacity int64
 }
 
-// ErrOutOfMemory is wrapped by Run's error when the step does not fit Options.Capacity.
-var errOutOfMemory = errors.New("out of memory")
-
 // IsOutOfMemory reports whether err is an estimate that ran out of device memory.
 func IsOutOfMemory(err error) bool {
 	var oom *allocator.OOMError
-	return errors.As(err, &oom) || errors.Is(err, errOutOfMemory)
+	return errors.As(err, &oom)
 }
 
 // simulatedIterations is how many steps are simulated: the first, then the
