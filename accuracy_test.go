@@ -78,7 +78,7 @@ func relErr(est, meas int64) float64 {
 func TestAccuracy(t *testing.T) {
 	measured := measuredFiles(t)
 	examples, _ := filepath.Glob("examples/*.yaml")
-	for _, dir := range []string{"examples/measured", "examples/holdout"} {
+	for _, dir := range []string{"examples/measured", "examples/holdout", "examples/holdout2"} {
 		more, _ := filepath.Glob(dir + "/*.yaml")
 		examples = append(examples, more...)
 	}

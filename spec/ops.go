@@ -386,13 +386,11 @@ var sdpaNames = [...]string{"math", "flash", "efficient", "cudnn"}
 func (s SDPABackend) String() string { return sdpaNames[s] }
 
 // PickSDPA returns the backend PyTorch 2.11 picks on sm90 for the dtype and
-// whether an explicit mask is passed.
+// whether an explicit mask is passed (measured on the H200: cuDNN for 16-bit
+// inputs with or without a mask, memory-efficient for fp32).
 func PickSDPA(dt DType, hasMask bool) SDPABackend {
 	switch dt {
 	case BF16, FP16:
-		if hasMask {
-			return SDPAEfficient
-		}
 		return SDPACuDNN
 	case FP32:
 		return SDPAEfficient
@@ -419,6 +417,12 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	spec := OpSpec{Kind: "sdpa_" + backend.String(), Name: name, Inputs: in, NoGradInputs: noGrad,
 		Outputs: []TensorSpec{TS("out", b.DType(q), bsz, heads, s, d)},
 		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}}
+	var maskExtra []TensorSpec
+	if mask != NoTensor && b.DType(mask) == Bool && backend != SDPAMath {
+		// convert_boolean_attn_mask: where(mask, 0, -inf) in q's dtype, a new
+		// tensor per call that the kernel keeps as its bias for backward.
+		maskExtra = []TensorSpec{TS("additive_mask", b.DType(q), b.Shape(mask)...)}
+	}
 	switch backend {
 	case SDPAEfficient:
 		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32), TS("philox_seed", Int64), TS("philox_offset", Int64)}
@@ -431,6 +435,10 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	case SDPAMath:
 		spec.Extra = []TensorSpec{TS("probs", b.DType(q), bsz, heads, s, s)}
 		spec.SaveExtra = []int{0}
+	}
+	if len(maskExtra) > 0 {
+		spec.SaveExtra = append(spec.SaveExtra, len(spec.Extra))
+		spec.Extra = append(spec.Extra, maskExtra...)
 	}
 	return b.Emit(spec)[0]
 }
