@@ -3,6 +3,7 @@ package estimate
 import (
 	"github.com/memplan/memplan/estimate/allocator"
 	"github.com/memplan/memplan/spec"
+	"slices"
 )
 
 // liveness holds the per-storage counts that do not change between iterations.
@@ -517,7 +518,22 @@ func (s *sim) backwardOp(i int) error {
 			}
 		}
 	case spec.GradNew:
-		for k, gid := range op.GradInputs {
+		// A bias-free GEMM (mm) makes the weight's gradient before the
+		// input's (measured); every other op goes in input order, then params.
+		order := make([]int, 0, len(op.GradInputs))
+		for k := range op.GradInputs {
+			order = append(order, k)
+		}
+		if op.WeightGradFirst {
+			for _, p := range op.Params {
+				if err := s.paramGrad(p); err != nil {
+					return err
+				}
+			}
+			slices.Reverse(order)
+		}
+		for _, k := range order {
+			gid := op.GradInputs[k]
 			if gid == spec.NoTensor {
 				continue
 			}
@@ -528,9 +544,11 @@ func (s *sim) backwardOp(i int) error {
 			out = append(out, pending{op.Inputs[k], b})
 		}
 	}
-	for _, p := range op.Params {
-		if err := s.paramGrad(p); err != nil {
-			return err
+	if !op.WeightGradFirst || op.Flow != spec.GradNew {
+		for _, p := range op.Params {
+			if err := s.paramGrad(p); err != nil {
+				return err
+			}
 		}
 	}
 	for _, id := range op.BackwardTemps {

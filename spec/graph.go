@@ -135,6 +135,9 @@ type Op struct {
 	NoGrad bool `json:"no_grad,omitempty"`
 	// Flow says how the backward turns output gradients into input gradients.
 	Flow GradFlow `json:"flow,omitempty"`
+	// WeightGradFirst: the backward makes the weight's gradient (a parameter,
+	// or its autocast copy among Inputs) before the input's — a bias-free GEMM.
+	WeightGradFirst bool `json:"weight_grad_first,omitempty"`
 }
 
 // Graph is the expansion of a model: every tensor, and the ops in execution order.

@@ -133,7 +133,10 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 	if bias != NoTensor {
 		mm = MatmulCublasLt
 	}
-	return b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: b.gemmSaved(x, w), Matmul: mm})[0]
+	outs := b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: b.gemmSaved(x, w), Matmul: mm})
+	// mm's backward (no bias) makes grad_weight before grad_input; addmm's the other way round.
+	b.g.Ops[len(b.g.Ops)-1].WeightGradFirst = bias == NoTensor
+	return outs[0]
 }
 
 // Embedding is F.embedding (nn.Embedding's lookup): saves the indices. Its
@@ -522,5 +525,8 @@ func (b *Builder) PowAutocast(name string, x TensorID) TensorID {
 func (b *Builder) Matmul(name string, x, y TensorID, out []int64) TensorID {
 	x = b.matmulIn(x, name+".x_cast")
 	y = b.matmulIn(y, name+".y_cast")
-	return b.Emit(OpSpec{Kind: "matmul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, y}, Matmul: MatmulCublas})[0]
+	outs := b.Emit(OpSpec{Kind: "matmul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, y}, Matmul: MatmulCublas})
+	// bmm's backward makes the second operand's gradient first, like mm's.
+	b.g.Ops[len(b.g.Ops)-1].WeightGradFirst = true
+	return outs[0]
 }
