@@ -938,7 +938,7 @@ def main(argv=None):
                 with open(args.snapshot, "wb") as f:
                     pickle.dump(snap, f)
             if args.trace:
-                write_trace(args.trace, trace, infer, opt is not None, frames_note)
+                write_trace(args.trace, trace, phase_names(infer, opt is not None), frames_note)
             del trace
         del snap
         gc.collect()
@@ -960,8 +960,13 @@ def main(argv=None):
     return 3 if failed else 0
 
 
-def write_trace(path, trace, infer, has_opt, frames_note=""):
-    names = ["forward"] if infer else (["forward", "backward"] + (["optimizer"] if has_opt else []) + ["zero_grad"])
+def phase_names(infer, has_opt):
+    """The measured phases, in order."""
+    return ["forward"] if infer else (["forward", "backward"] + (["optimizer"] if has_opt else []) + ["zero_grad"])
+
+
+def write_trace(path, trace, names, frames_note=""):
+    """Write an allocator trace as JSON lines, the first holding the phase-end marks."""
     idx = [i for i, e in enumerate(trace) if e.get("action") == "snapshot"]
     marks = {"start": idx[0] if idx else 0}
     for n, i in zip(names, idx[1:]):

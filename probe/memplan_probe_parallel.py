@@ -73,7 +73,6 @@ phase (forward.0, backward.0, ..., optimizer, zero_grad).
 import argparse
 import contextlib
 import gc
-import gzip
 import json
 import os
 import sys
@@ -170,21 +169,6 @@ def wrap(model, par, torch, dist):
 def local(t):
     f = getattr(t, "to_local", None)
     return f() if f is not None else t
-
-
-def write_trace(path, trace, names, frames_note=""):
-    idx = [i for i, e in enumerate(trace) if e.get("action") == "snapshot"]
-    marks = {"start": idx[0] if idx else 0}
-    for n, i in zip(names, idx[1:]):
-        marks[n + "_end"] = i
-    head = {"marks": marks, "note": "allocator events of one steady-state iteration; marks are event indices at phase ends" + frames_note}
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "wt") as f:
-        f.write(json.dumps(head) + "\n")
-        for i, e in enumerate(trace):
-            f.write(json.dumps({"i": i, "action": e.get("action"), "addr": int(e.get("addr", 0)),
-                                "size": int(e.get("size", 0)), "stream": int(e.get("stream", 0)),
-                                "frames": mp.frames_of(e)}) + "\n")
 
 
 def merge_phases(runs):
@@ -448,7 +432,7 @@ def main(argv=None):
         else:
             dev = torch.cuda.current_device()
             trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
-            write_trace(args.trace, trace, names, note)
+            mp.write_trace(args.trace, trace, names, note)
     try:
         dist.destroy_process_group()
     except Exception:  # noqa: BLE001
