@@ -51,3 +51,23 @@ func BenchmarkSweep1000Llama405B(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkFitLlama405BOneGPU is fit's two searches (largest batch, then
+// largest seq_len at the description's batch) for the 405B config of issue 6
+// on one H200 — where the answer is that nothing fits, found in two estimates.
+func BenchmarkFitLlama405BOneGPU(b *testing.B) {
+	p, err := newPlanner("examples/llama3.1-405b-bf16-adamw.yaml", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	limit := int64(float64(p.prof.TotalBytes) * 0.95)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := p.largest("training.batch_size", limit); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", "1"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
