@@ -202,7 +202,7 @@ func (s *sim) record(act Action, tensor, suffix string, role spec.Role, size int
 	if pr == nil {
 		return
 	}
-	if s.opt.Timeline && s.keepEvents() {
+	if s.opt.Timeline {
 		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp + s.curSuffix, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
 	}
 	if act == ActionAlloc && st.Allocated > pr.PeakAllocatedBytes {
@@ -223,9 +223,6 @@ func roleMap(live [16]int64) map[string]int64 {
 	}
 	return m
 }
-
-// keepEvents reports whether this iteration's events go into the timeline.
-func (s *sim) keepEvents() bool { return true }
 
 // reportedIteration maps the simulated iteration to the one reported (1 or 2).
 func (s *sim) reportedIteration() int {
