@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/internal/errwriter"
 	"io"
 	"text/tabwriter"
 )
@@ -9,12 +10,12 @@ import (
 // WriteText renders the report for a terminal: the per-phase table, the
 // nvidia-smi comparison, the terms and the explained gaps.
 func WriteText(w io.Writer, rep *Report) error {
-	ew := &errWriter{w: w}
-	ew.printf("reconcile %s\n", rep.Name)
-	ew.printf("  estimate: memplan %s, profile %s (%s), %d parameters\n", rep.Version, rep.Profile, rep.GPU, rep.Parameters.Estimated)
-	ew.printf("  measured: %s, %s, torch %s, %d parameters, %d iterations (run iterations count from 0)\n\n", rep.MeasuredCase, orDash(rep.MeasuredGPU), orDash(rep.Torch), rep.Parameters.Measured, rep.Iterations)
+	ew := errwriter.New(w)
+	ew.Printf("reconcile %s\n", rep.Name)
+	ew.Printf("  estimate: memplan %s, profile %s (%s), %d parameters\n", rep.Version, rep.Profile, rep.GPU, rep.Parameters.Estimated)
+	ew.Printf("  measured: %s, %s, torch %s, %d parameters, %d iterations (run iterations count from 0)\n\n", rep.MeasuredCase, orDash(rep.MeasuredGPU), orDash(rep.Torch), rep.Parameters.Measured, rep.Iterations)
 
-	ew.printf("per phase (estimated / measured, MiB; error = estimated − measured):\n")
+	ew.Printf("per phase (estimated / measured, MiB; error = estimated − measured):\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "iteration\trun\tphase\t")
 	for _, f := range phaseFigures {
@@ -34,15 +35,15 @@ func WriteText(w io.Writer, rep *Report) error {
 		return err
 	}
 	d := rep.Device
-	ew.printf("\nnvidia-smi (process): estimated %s at the peak, measured %s at the end of the run, error %s\n", mib(d.Used.Estimated), mib(d.Used.Measured), errText(d.Used))
-	ew.printf("  reserved %s / %s (%s); outside the allocator %s / %s (%s)\n",
+	ew.Printf("\nnvidia-smi (process): estimated %s at the peak, measured %s at the end of the run, error %s\n", mib(d.Used.Estimated), mib(d.Used.Measured), errText(d.Used))
+	ew.Printf("  reserved %s / %s (%s); outside the allocator %s / %s (%s)\n",
 		mib(d.Reserved.Estimated), mib(d.Reserved.Measured), errText(d.Reserved), mib(d.Outside.Estimated), mib(d.Outside.Measured), errText(d.Outside))
 	if rep.Largest != nil {
 		row := &rep.Rows[rep.Largest.Row]
-		ew.printf("largest per-phase miss: %s %s, %s\n", row.Label(), rep.Largest.Figure, errText(rep.Largest.Pair))
+		ew.Printf("largest per-phase miss: %s %s, %s\n", row.Label(), rep.Largest.Figure, errText(rep.Largest.Pair))
 	}
 
-	ew.printf("\nterms (estimated; measured where the run records it):\n")
+	ew.Printf("\nterms (estimated; measured where the run records it):\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	for _, t := range rep.Terms {
 		mark := "included"
@@ -59,17 +60,17 @@ func WriteText(w io.Writer, rep *Report) error {
 		return err
 	}
 
-	ew.printf("\ngaps and their likely causes:\n")
+	ew.Printf("\ngaps and their likely causes:\n")
 	for _, c := range rep.Causes {
-		ew.printf("  - %s: %s\n", c.Kind, c.Text)
+		ew.Printf("  - %s: %s\n", c.Kind, c.Text)
 	}
 	if len(rep.Warnings) > 0 {
-		ew.printf("\nwarnings:\n")
+		ew.Printf("\nwarnings:\n")
 		for _, w := range rep.Warnings {
-			ew.printf("  - %s\n", w)
+			ew.Printf("  - %s\n", w)
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 func orDash(s string) string {
@@ -86,20 +87,3 @@ func num(b int64) string {
 	}
 	return fmt.Sprintf("%.1f", float64(b)/(1<<20))
 }
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

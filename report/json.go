@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/memplan/memplan/internal/errwriter"
 	"io"
 
 	"github.com/memplan/memplan/estimate"
@@ -25,10 +26,10 @@ func WriteShapesJSON(w io.Writer, g any) error {
 // phase, action, bytes (as the allocator counts them), role, op, tensor,
 // allocated and reserved after the event.
 func WriteEvents(w io.Writer, r *estimate.Result) error {
-	ew := &errWriter{w: w}
-	ew.printf("iteration\tphase\taction\tbytes\trole\top\ttensor\tallocated\treserved\n")
+	ew := errwriter.New(w)
+	ew.Printf("iteration\tphase\taction\tbytes\trole\top\ttensor\tallocated\treserved\n")
 	for _, e := range r.Timeline {
-		ew.printf("%d\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\n", e.Iteration, e.Phase, e.Action, e.Bytes, e.Role, e.Op, e.Tensor, e.Allocated, e.Reserved)
+		ew.Printf("%d\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\n", e.Iteration, e.Phase, e.Action, e.Bytes, e.Role, e.Op, e.Tensor, e.Allocated, e.Reserved)
 	}
-	return ew.err
+	return ew.Err
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/internal/errwriter"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -12,18 +13,18 @@ import (
 // WriteText renders the terminal table: phases per iteration, the peak with
 // what sets it, the nvidia-smi figure, the terms and the warnings.
 func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
-	ew := &errWriter{w: w}
+	ew := errwriter.New(w)
 	title := r.Name
 	if opt.Title != "" {
 		title = opt.Title
 	}
-	ew.printf("%s — memplan %s, GPU %s (profile %s)\n", title, r.Version, r.GPU.Name, r.GPU.Profile)
-	ew.printf("model: %d parameters, %s (%.1f MB)\n", r.Model.Parameters, MiB(r.Model.ParameterBytes), float64(r.Model.ParameterBytes)/1e6)
+	ew.Printf("%s — memplan %s, GPU %s (profile %s)\n", title, r.Version, r.GPU.Name, r.GPU.Profile)
+	ew.Printf("model: %d parameters, %s (%.1f MB)\n", r.Model.Parameters, MiB(r.Model.ParameterBytes), float64(r.Model.ParameterBytes)/1e6)
 	if pr := r.Parallel; pr != nil {
-		ew.printf("per rank (rank %d of %s): parameters %s, gradients %s, optimizer state %s; global batch %d\n",
+		ew.Printf("per rank (rank %d of %s): parameters %s, gradients %s, optimizer state %s; global batch %d\n",
 			pr.Rank, pr.Layout, MiB(pr.ParameterBytes), MiB(pr.GradientBytes), MiB(pr.OptimizerStateBytes), pr.GlobalBatch)
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "iteration\tphase\tpeak allocated\tpeak reserved\tend allocated\tend reserved\t")
 	// One unit for the whole table: GiB once any figure reaches 10 GiB.
@@ -48,32 +49,32 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 		return err
 	}
 	p := r.Peak
-	ew.printf("\npeak: %s allocated in iteration %d %s", Size(p.AllocatedBytes), p.Iteration, p.Phase)
+	ew.Printf("\npeak: %s allocated in iteration %d %s", Size(p.AllocatedBytes), p.Iteration, p.Phase)
 	if p.Op != "" {
-		ew.printf(" (at %s)", p.Op)
+		ew.Printf(" (at %s)", p.Op)
 	}
-	ew.printf("; %s reserved\n", Size(p.ReservedBytes))
-	ew.printf("nvidia-smi (process): %s", Size(p.DeviceUsedBytes))
+	ew.Printf("; %s reserved\n", Size(p.ReservedBytes))
+	ew.Printf("nvidia-smi (process): %s", Size(p.DeviceUsedBytes))
 	if r.GPU.TotalBytes > 0 {
 		head := r.GPU.TotalBytes - p.DeviceUsedBytes
 		if head >= 0 {
-			ew.printf(" — fits %s with %s headroom (%.0f%%)", GiB(r.GPU.TotalBytes), GiB(head), 100*float64(head)/float64(r.GPU.TotalBytes))
+			ew.Printf(" — fits %s with %s headroom (%.0f%%)", GiB(r.GPU.TotalBytes), GiB(head), 100*float64(head)/float64(r.GPU.TotalBytes))
 		} else {
-			ew.printf(" — does NOT fit %s: %s over", GiB(r.GPU.TotalBytes), GiB(-head))
+			ew.Printf(" — does NOT fit %s: %s over", GiB(r.GPU.TotalBytes), GiB(-head))
 		}
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	if ph := peakPhase(r); ph != nil && len(ph.PeakByRole) > 0 {
 		var parts []string
 		for _, k := range estimate.SortedRoles(ph.PeakByRole) {
 			parts = append(parts, fmt.Sprintf("%s %s", k, MiB(ph.PeakByRole[k])))
 		}
-		ew.printf("live at the peak: %s\n", strings.Join(parts, ", "))
+		ew.Printf("live at the peak: %s\n", strings.Join(parts, ", "))
 	}
 	for _, g := range r.Gaps {
-		ew.printf("%s → %s: +%s: %s\n", g.From, g.To, MiB(g.Bytes), g.Cause)
+		ew.Printf("%s → %s: +%s: %s\n", g.From, g.To, MiB(g.Bytes), g.Cause)
 	}
-	ew.printf("\nterms:\n")
+	ew.Printf("\nterms:\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	for _, t := range r.Terms {
 		mark := "included"
@@ -86,12 +87,12 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 		return err
 	}
 	if len(r.Warnings) > 0 {
-		ew.printf("\nwarnings:\n")
+		ew.Printf("\nwarnings:\n")
 		for _, w := range r.Warnings {
-			ew.printf("  - %s\n", w)
+			ew.Printf("  - %s\n", w)
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // peakPhase returns the phase run holding the overall allocated peak.
@@ -108,20 +109,3 @@ func peakPhase(r *estimate.Result) *estimate.PhaseRun {
 	}
 	return nil
 }
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
