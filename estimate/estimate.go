@@ -197,16 +197,16 @@ func (s *sim) record(act Action, tensor, suffix string, role spec.Role, size int
 	} else {
 		s.liveRole[role] -= size
 	}
-	st := s.a.Stats()
 	pr := s.phaseRun
 	if pr == nil {
 		return
 	}
+	allocated := s.a.Allocated()
 	if s.opt.Timeline {
-		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp + s.curSuffix, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: st.Allocated, Reserved: st.Reserved})
+		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp + s.curSuffix, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: allocated, Reserved: s.a.Reserved()})
 	}
-	if act == ActionAlloc && st.Allocated > pr.PeakAllocatedBytes {
-		pr.PeakAllocatedBytes = st.Allocated
+	if act == ActionAlloc && allocated > pr.PeakAllocatedBytes {
+		pr.PeakAllocatedBytes = allocated
 		s.peakOp, s.peakSuffix = s.curOp, s.curSuffix
 		pr.PeakEvent = len(s.events) - 1
 		s.peakRoles = s.liveRole

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // GradFlow says how an op's backward produces its input gradients.
@@ -27,6 +28,63 @@ type Builder struct {
 	block    int
 	err      error
 	castMemo map[TensorID]TensorID
+	// shapes and ids are slabs the tensors' shapes and the ops' id lists are
+	// carved from (capacity-limited), so a large model builds in few allocations.
+	shapes []int64
+	ids    []TensorID
+	names  []byte
+}
+
+// join concatenates parts into a string carved from the name slab: bytes
+// once written there are never changed (a full slab is replaced, not
+// reused), so the strings stay valid, and a large model's names take a
+// few allocations instead of one each.
+func (b *Builder) join(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n == 0 {
+		return ""
+	}
+	if len(b.names)+n > cap(b.names) {
+		b.names = make([]byte, 0, max(64*slabChunk, n))
+	}
+	at := len(b.names)
+	for _, p := range parts {
+		b.names = append(b.names, p...)
+	}
+	return unsafe.String(&b.names[at], n)
+}
+
+// slabChunk is how many entries a slab takes at a time.
+const slabChunk = 8192
+
+// carveShape copies shape into the shape slab.
+func (b *Builder) carveShape(shape []int64) []int64 {
+	n := len(shape)
+	if n == 0 {
+		return []int64{}
+	}
+	if len(b.shapes)+n > cap(b.shapes) {
+		b.shapes = make([]int64, 0, max(slabChunk, n))
+	}
+	at := len(b.shapes)
+	b.shapes = append(b.shapes, shape...)
+	return b.shapes[at : at+n : at+n]
+}
+
+// carveIDs returns an empty id list of capacity n from the id slab (nil for 0).
+func (b *Builder) carveIDs(n int) []TensorID {
+	if n == 0 {
+		return nil
+	}
+	if len(b.ids)+n > cap(b.ids) {
+		b.ids = make([]TensorID, 0, max(slabChunk, n))
+	}
+	at := len(b.ids)
+	b.ids = b.ids[:at+n]
+	return b.ids[at : at : at+n]
 }
 
 // NewBuilder starts an empty graph for the given training setup.
@@ -85,7 +143,7 @@ func (b *Builder) Path(name string) string {
 	case name == "":
 		return prefix
 	}
-	return prefix + "." + name
+	return b.join(prefix, ".", name)
 }
 
 // SetLayer sets the per-layer-table row later ops belong to.
@@ -107,7 +165,7 @@ func (b *Builder) newTensor(name string, shape []int64, dt DType, role Role) Ten
 		bytes = 0
 	}
 	id := TensorID(len(b.g.Tensors))
-	b.g.Tensors = append(b.g.Tensors, Tensor{ID: id, Name: name, Shape: append([]int64(nil), shape...), DType: dt, Bytes: bytes, Role: role, Op: -1, Alias: NoTensor, HeldUntil: -1})
+	b.g.Tensors = append(b.g.Tensors, Tensor{ID: id, Name: name, Shape: b.carveShape(shape), DType: dt, Bytes: bytes, Role: role, Op: -1, Alias: NoTensor, HeldUntil: -1})
 	return id
 }
 
@@ -138,7 +196,7 @@ func (b *Builder) Input(name string, shape []int64, dt DType) TensorID {
 func (b *Builder) T(id TensorID) *Tensor { return &b.g.Tensors[id] }
 
 // Shape returns a copy of a tensor's shape.
-func (b *Builder) Shape(id TensorID) []int64 { return append([]int64(nil), b.g.Tensors[id].Shape...) }
+func (b *Builder) Shape(id TensorID) []int64 { return b.carveShape(b.g.Tensors[id].Shape) }
 
 // DType returns a tensor's dtype.
 func (b *Builder) DType(id TensorID) DType { return b.g.Tensors[id].DType }
@@ -207,11 +265,18 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			reqGrad = reqGrad || b.g.Tensors[id].RequiresGrad
 		}
 	}
+	op.Outputs = b.carveIDs(len(s.Outputs))
+	if b.Train() && !op.NoGrad {
+		op.Extra = b.carveIDs(len(s.Extra))
+		op.Saved = b.carveIDs(len(s.Saved) + len(s.SaveOut) + len(s.SaveExtra))
+		op.BackwardTemps = b.carveIDs(len(s.BackwardTemps))
+	}
+	op.Temps = b.carveIDs(len(s.Temps))
 	mk := func(ts TensorSpec, role Role, suffix string) TensorID {
-		n := name + "." + suffix
 		if ts.Name != "" {
-			n = name + "." + ts.Name
+			suffix = ts.Name
 		}
+		n := b.join(name, ".", suffix)
 		id := b.newTensor(n, ts.Shape, ts.DType, role)
 		b.g.Tensors[id].Op = idx
 		return id
@@ -242,7 +307,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		for _, ts := range s.BackwardTemps {
 			op.BackwardTemps = append(op.BackwardTemps, mk(ts, RoleTemporary, "bwd_tmp"))
 		}
-		op.GradInputs = make([]TensorID, len(s.Inputs))
+		op.GradInputs = b.carveIDs(len(s.Inputs))[:len(s.Inputs)]
 		for i, in := range s.Inputs {
 			op.GradInputs[i] = NoTensor
 			t := b.g.Tensors[in]
@@ -250,7 +315,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 				continue
 			}
 			if op.Flow == GradNew {
-				op.GradInputs[i] = b.newTensor("grad("+t.Name+")", t.Shape, t.DType, RoleActivationGradient)
+				op.GradInputs[i] = b.newTensor(b.join("grad(", t.Name, ")"), t.Shape, t.DType, RoleActivationGradient)
 				b.g.Tensors[op.GradInputs[i]].Op = idx
 			}
 		}

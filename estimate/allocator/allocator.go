@@ -344,6 +344,12 @@ func (a *Allocator) ResetPeakStats() {
 // Stats returns the current counters.
 func (a *Allocator) Stats() Stats { return a.st }
 
+// Allocated is Stats().Allocated without copying the counters.
+func (a *Allocator) Allocated() int64 { return a.st.Allocated }
+
+// Reserved is Stats().Reserved without copying the counters.
+func (a *Allocator) Reserved() int64 { return a.st.Reserved }
+
 // blk returns block i (i > 0).
 func (a *Allocator) blk(i int32) *block { return &a.blocks[i] }
 
