@@ -35,57 +35,46 @@ type Builder struct {
 	names  []byte
 }
 
-// join concatenates parts into a string carved from the name slab: bytes
-// once written there are never changed (a full slab is replaced, not
-// reused), so the strings stay valid, and a large model's names take a
-// few allocations instead of one each.
+// slabChunk is how many entries a slab takes at a time.
+const slabChunk = 8192
+
+// carve returns an empty slice with room for exactly n entries, cut from
+// *slab (nil for 0). Entries appended to it stay in place: a full slab is
+// replaced by a new one, never reused, so what was carved stays valid.
+func carve[T any](slab *[]T, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if len(*slab)+n > cap(*slab) {
+		*slab = make([]T, 0, max(slabChunk, n))
+	}
+	at := len(*slab)
+	*slab = (*slab)[:at+n]
+	return (*slab)[at : at : at+n]
+}
+
+// join concatenates parts into a string over bytes carved from the name
+// slab, which are never written again; a large model's names take a few
+// allocations instead of one each.
 func (b *Builder) join(parts ...string) string {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
 	}
-	if n == 0 {
-		return ""
-	}
-	if len(b.names)+n > cap(b.names) {
-		b.names = make([]byte, 0, max(64*slabChunk, n))
-	}
-	at := len(b.names)
+	buf := carve(&b.names, n)
 	for _, p := range parts {
-		b.names = append(b.names, p...)
+		buf = append(buf, p...)
 	}
-	return unsafe.String(&b.names[at], n)
+	return unsafe.String(unsafe.SliceData(buf), n)
 }
-
-// slabChunk is how many entries a slab takes at a time.
-const slabChunk = 8192
 
 // carveShape copies shape into the shape slab.
 func (b *Builder) carveShape(shape []int64) []int64 {
-	n := len(shape)
-	if n == 0 {
-		return []int64{}
-	}
-	if len(b.shapes)+n > cap(b.shapes) {
-		b.shapes = make([]int64, 0, max(slabChunk, n))
-	}
-	at := len(b.shapes)
-	b.shapes = append(b.shapes, shape...)
-	return b.shapes[at : at+n : at+n]
+	return append(carve(&b.shapes, len(shape)), shape...)
 }
 
 // carveIDs returns an empty id list of capacity n from the id slab (nil for 0).
-func (b *Builder) carveIDs(n int) []TensorID {
-	if n == 0 {
-		return nil
-	}
-	if len(b.ids)+n > cap(b.ids) {
-		b.ids = make([]TensorID, 0, max(slabChunk, n))
-	}
-	at := len(b.ids)
-	b.ids = b.ids[:at+n]
-	return b.ids[at : at : at+n]
-}
+func (b *Builder) carveIDs(n int) []TensorID { return carve(&b.ids, n) }
 
 // NewBuilder starts an empty graph for the given training setup.
 func NewBuilder(t Training) *Builder {
