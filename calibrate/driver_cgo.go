@@ -70,6 +70,16 @@ static char mp_err[512];
 
 static const char *mp_last_error(void) { return mp_err; }
 
+// mp_open loads a library globally; on failure it keeps dlerror's reason in mp_err.
+static void *mp_open(const char *path) {
+	void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(mp_err, sizeof mp_err, "%s", e ? e : "dlopen failed");
+	}
+	return h;
+}
+
 #define MP_SYM(h, var, name) do { \
 	*(void **)(&var) = dlsym(h, name); \
 	if (!var) { snprintf(mp_err, sizeof mp_err, "symbol %s missing", name); return -2; } \
@@ -96,12 +106,8 @@ static CUresult (*p_cuGetErrorName)(CUresult, const char **);
 static CUresult (*p_cuGetErrorString)(CUresult, const char **);
 
 static int mp_load_cuda(const char *path) {
-	mp_cuda = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-	if (!mp_cuda) {
-		const char *e = dlerror();
-		snprintf(mp_err, sizeof mp_err, "%s", e ? e : "dlopen failed");
-		return -1;
-	}
+	mp_cuda = mp_open(path);
+	if (!mp_cuda) return -1;
 	MP_SYM(mp_cuda, p_cuInit, "cuInit");
 	MP_SYM(mp_cuda, p_cuDriverGetVersion, "cuDriverGetVersion");
 	MP_SYM(mp_cuda, p_cuDeviceGetCount, "cuDeviceGetCount");
@@ -187,12 +193,8 @@ static int mp_load_cublas(const char *ltpath, const char *path) {
 		snprintf(mp_err, sizeof mp_err, "%s", e ? e : "dlopen failed");
 		return -1;
 	}
-	mp_cublas = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-	if (!mp_cublas) {
-		const char *e = dlerror();
-		snprintf(mp_err, sizeof mp_err, "%s", e ? e : "dlopen failed");
-		return -1;
-	}
+	mp_cublas = mp_open(path);
+	if (!mp_cublas) return -1;
 	MP_SYM(mp_cublas, p_cublasCreate, "cublasCreate_v2");
 	MP_SYM(mp_cublas, p_cublasDestroy, "cublasDestroy_v2");
 	MP_SYM(mp_cublas, p_cublasSetWorkspace, "cublasSetWorkspace_v2");
@@ -312,12 +314,8 @@ static cudnnStatus_t (*p_cudnnConvolutionForward)(cudnnHandle_t, const void *, v
 static int mp_preload(const char *path) { return dlopen(path, RTLD_NOW | RTLD_GLOBAL) ? 0 : -1; }
 
 static int mp_load_cudnn(const char *path) {
-	mp_cudnn = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-	if (!mp_cudnn) {
-		const char *e = dlerror();
-		snprintf(mp_err, sizeof mp_err, "%s", e ? e : "dlopen failed");
-		return -1;
-	}
+	mp_cudnn = mp_open(path);
+	if (!mp_cudnn) return -1;
 	MP_SYM(mp_cudnn, p_cudnnCreate, "cudnnCreate");
 	MP_SYM(mp_cudnn, p_cudnnGetVersion, "cudnnGetVersion");
 	MP_SYM(mp_cudnn, p_cudnnGetErrorString, "cudnnGetErrorString");
