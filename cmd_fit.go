@@ -23,6 +23,9 @@ import (
 type planner struct {
 	base *spec.Model
 	prof *calibrate.Profile
+	// serial leaves each estimate on one core: set when the caller already
+	// runs one estimate per core (sweeps).
+	serial bool
 }
 
 func newPlanner(path, gpu string) (*planner, error) {
@@ -42,6 +45,12 @@ func newPlanner(path, gpu string) (*planner, error) {
 
 // estimate runs one variant: settings are key=value overrides.
 func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
+	return p.run(0, settings...)
+}
+
+// run runs one variant; with limit > 0 it stops with an
+// *estimate.LimitError once the nvidia-smi figure passes limit.
+func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, error) {
 	m := p.base.Clone()
 	for _, kv := range settings {
 		if err := m.Set(kv[0], kv[1]); err != nil {
@@ -52,12 +61,16 @@ func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return estimate.Run(m, g, p.prof, estimate.Options{Version: version})
+	return estimate.Run(m, g, p.prof, estimate.Options{Version: version, Limit: limit, Concurrent: !p.serial})
 }
 
-// fits reports whether the variant's nvidia-smi peak stays within limit.
+// fits reports whether the variant's nvidia-smi peak stays within limit;
+// a variant that does not fit is not estimated to its end (its result is nil).
 func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Result, error) {
-	r, err := p.estimate(settings...)
+	r, err := p.run(limit, settings...)
+	if estimate.IsOverLimit(err) {
+		return false, nil, nil
+	}
 	if err != nil {
 		return false, nil, err
 	}
@@ -80,9 +93,10 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 		}
 		return r.Peak.DeviceUsedBytes, r.Peak.DeviceUsedBytes <= limit, nil
 	}
-	// fits treats an expansion error above 1 as "does not fit" and notes it.
+	// fits treats an expansion error above 1 as "does not fit" and notes
+	// it; a run that passes the limit stops there.
 	fits := func(v int64) (bool, error) {
-		_, ok, err := peak(v)
+		ok, _, err := p.fits(limit, append(settings, [2]string{key, strconv.FormatInt(v, 10)})...)
 		if err != nil && v > 1 {
 			if note == "" {
 				note = "limited by the model: " + firstLine(err)
@@ -390,6 +404,9 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		}
 	}
 	walk(0, nil)
+	// One worker per CPU; each estimate uses a second core only when there
+	// are fewer points than cores.
+	p.serial = len(points) >= runtime.GOMAXPROCS(0)
 	rows := make([][]string, len(points))
 	jobs := make(chan int)
 	var wg sync.WaitGroup

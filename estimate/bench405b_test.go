@@ -24,7 +24,7 @@ func BenchmarkEstimateLlama405B(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := estimate.Run(m, g, p, estimate.Options{}); err != nil {
+		if _, err := estimate.Run(m, g, p, estimate.Options{Concurrent: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

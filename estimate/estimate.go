@@ -7,7 +7,6 @@ package estimate
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/estimate/allocator"
@@ -22,6 +21,15 @@ type Options struct {
 	Timeline bool
 	// Capacity, when > 0, makes the allocator fail like cudaMalloc past it.
 	Capacity int64
+	// Limit, when > 0, stops the run with a *LimitError as soon as the
+	// predicted nvidia-smi figure (reserved plus what lies outside the
+	// allocator) passes it: a search that only asks "does it fit?" need
+	// not finish a run that cannot.
+	Limit int64
+	// Concurrent replays the allocator on a second goroutine while the
+	// timeline walks the graph: one estimate on two cores, the same result.
+	// Sweeps, which already keep every core busy, leave it off.
+	Concurrent bool
 }
 
 // IsOutOfMemory reports whether err is an estimate that ran out of device memory.
@@ -90,14 +98,12 @@ type sim struct {
 	wsBlock  [numWorkspaces]allocator.BlockID
 
 	iteration int
-	phase     Phase
-	phaseRun  *PhaseRun
-	events    []Event
-	liveRole  [16]int64
-	peakRoles [16]int64
-	// peakOp and peakSuffix name the op at the phase's peak so far.
-	peakOp, peakSuffix string
-	iters              []IterationRun
+	// nextBlock is the id the allocator hands out at the next Malloc.
+	nextBlock allocator.BlockID
+	// rp replays the requests through the allocator; batch holds those
+	// not yet sent to a concurrent replay (replay.go).
+	rp    replay
+	batch []request
 	// curOp (+ curSuffix, joined only when an event is kept) names the op running.
 	curOp, curSuffix string
 }
@@ -120,7 +126,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		RoundupPower2Divisions: m.Training.Allocator.RoundupPower2Divisions,
 		Capacity:               opt.Capacity,
 	}
-	s := &sim{m: m, g: g, t: m.Training, p: p, opt: opt, a: allocator.New(cfg),
+	s := &sim{m: m, g: g, t: m.Training, p: p, opt: opt, a: allocator.New(cfg), nextBlock: 1,
 		train: m.Training.Mode == spec.ModeTrain,
 		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
 		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
@@ -138,6 +144,10 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	}
 	s.lv = s.prepare()
 	s.par = newParallelSim(s)
+	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train)}
+	if s.par != nil {
+		s.rp.outside += p.NCCLBytes
+	}
 	return s
 }
 
@@ -147,14 +157,13 @@ func (s *sim) storage(id spec.TensorID) spec.TensorID { return s.stor[id] }
 // alloc allocates a tensor's storage and records the event.
 func (s *sim) alloc(id spec.TensorID, role spec.Role) error {
 	t := &s.g.Tensors[id]
-	blk, err := s.a.Malloc(t.Bytes, 0)
+	blk, err := s.request(request{kind: reqAlloc, tensor: id, name: t.Name, bytes: t.Bytes, role: role})
 	if err != nil {
-		return fmt.Errorf("allocating %s (%s, %d bytes) in %s of iteration %d: %w", t.Name, spec.FormatShape(t.Shape), t.Bytes, s.phase, s.iteration, err)
+		return err
 	}
 	s.block[id] = blk
 	s.isLive[id] = true
 	s.role[id] = role
-	s.record(ActionAlloc, t.Name, "", role, s.a.BlockSize(blk))
 	return nil
 }
 
@@ -163,54 +172,23 @@ func (s *sim) free(id spec.TensorID) {
 	if !s.isLive[id] {
 		return
 	}
-	size := s.a.BlockSize(s.block[id])
-	if err := s.a.Free(s.block[id]); err != nil {
-		panic(fmt.Sprintf("estimate: freeing %s: %v", s.g.Tensors[id].Name, err))
-	}
+	s.request(request{kind: reqFree, block: s.block[id], tensor: id, name: s.g.Tensors[id].Name, role: s.role[id]})
 	s.isLive[id] = false
-	s.record(ActionFree, s.g.Tensors[id].Name, "", s.role[id], size)
 }
 
 // allocRaw allocates bytes that belong to no graph tensor (workspaces,
 // optimizer state); the event is named base+suffix (joined only when kept).
 func (s *sim) allocRaw(base, suffix string, bytes int64, role spec.Role) (allocator.BlockID, error) {
-	blk, err := s.a.Malloc(bytes, 0)
-	if err != nil {
-		return 0, fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", base, suffix, bytes, s.phase, s.iteration, err)
-	}
-	s.record(ActionAlloc, base, suffix, role, s.a.BlockSize(blk))
-	return blk, nil
+	return s.allocOn(base, suffix, bytes, role, 0)
+}
+
+// allocOn is allocRaw on a stream.
+func (s *sim) allocOn(base, suffix string, bytes int64, role spec.Role, stream allocator.Stream) (allocator.BlockID, error) {
+	return s.request(request{kind: reqAlloc, tensor: spec.NoTensor, name: base, suffix: suffix, bytes: bytes, role: role, stream: stream})
 }
 
 func (s *sim) freeRaw(base, suffix string, blk allocator.BlockID, role spec.Role) {
-	size := s.a.BlockSize(blk)
-	if err := s.a.Free(blk); err != nil {
-		panic(fmt.Sprintf("estimate: freeing %s%s: %v", base, suffix, err))
-	}
-	s.record(ActionFree, base, suffix, role, size)
-}
-
-// record notes an event and tracks the phase peak.
-func (s *sim) record(act Action, tensor, suffix string, role spec.Role, size int64) {
-	if act == ActionAlloc {
-		s.liveRole[role] += size
-	} else {
-		s.liveRole[role] -= size
-	}
-	pr := s.phaseRun
-	if pr == nil {
-		return
-	}
-	allocated := s.a.Allocated()
-	if s.opt.Timeline {
-		s.events = append(s.events, Event{Iteration: s.reportedIteration(), Phase: s.phase, Action: act, Op: s.curOp + s.curSuffix, Tensor: tensor + suffix, Role: role.String(), Bytes: size, Allocated: allocated, Reserved: s.a.Reserved()})
-	}
-	if act == ActionAlloc && allocated > pr.PeakAllocatedBytes {
-		pr.PeakAllocatedBytes = allocated
-		s.peakOp, s.peakSuffix = s.curOp, s.curSuffix
-		pr.PeakEvent = len(s.events) - 1
-		s.peakRoles = s.liveRole
-	}
+	s.request(request{kind: reqFree, block: blk, tensor: spec.NoTensor, name: base, suffix: suffix, role: role})
 }
 
 // roleMap turns a live-bytes-by-role snapshot into the map reports read.
@@ -224,36 +202,29 @@ func roleMap(live [16]int64) map[string]int64 {
 	return m
 }
 
-// reportedIteration maps the simulated iteration to the one reported (1 or 2).
-func (s *sim) reportedIteration() int {
-	if s.iteration == 1 {
-		return 1
+func (s *sim) run() error {
+	s.startReplay()
+	err := s.walk()
+	if rerr := s.finishReplay(); rerr != nil {
+		return rerr
 	}
-	return 2
+	return err
 }
 
-func (s *sim) run() error {
+// walk is the timeline: every step of the run, as requests to the replay.
+func (s *sim) walk() error {
 	// Before the step: the model moves to the GPU (and is wrapped for its
 	// process group), then the batch.
 	if err := s.allocResident(); err != nil {
 		return err
 	}
-	var fingerprint [simulatedIterations + 1]uint64
-	steadyStart := 0
 	for it := 1; it <= simulatedIterations; it++ {
 		s.iteration = it
-		switch it {
-		case 2:
-			steadyStart = len(s.events)
-		case simulatedIterations:
-			// The third step replaces the second as the steady state.
-			s.events = s.events[:steadyStart]
-			s.iters = s.iters[:1]
-		}
-		ir := IterationRun{Iteration: s.reportedIteration()}
+		s.request(request{kind: reqBeginIteration, bytes: int64(it)})
 		// Micro-batches repeat forward and backward; their runs fold into one per phase.
 		for _, ph := range s.stepPhases() {
-			s.beginPhase(ph)
+			s.curOp, s.curSuffix = "", ""
+			s.request(request{kind: reqBeginPhase, phase: ph})
 			var err error
 			switch ph {
 			case PhaseForward:
@@ -268,43 +239,23 @@ func (s *sim) run() error {
 			if err != nil {
 				return err
 			}
-			ir.Phases = mergePhaseRun(ir.Phases, s.endPhase())
+			if _, err := s.request(request{kind: reqEndPhase}); err != nil {
+				return err
+			}
 			if ph == PhaseForward && !s.train {
 				s.dropOutputs()
 			}
 		}
-		s.iters = append(s.iters, ir)
-		fingerprint[it] = s.a.Fingerprint()
-		if it == 2 && fingerprint[2] == fingerprint[1] {
+		if _, err := s.request(request{kind: reqEndIteration, bytes: int64(it)}); err != nil {
+			return err
+		}
+		if it == 2 && s.secondStepRepeats() {
 			// The second step left the allocator exactly as the first did:
 			// every later step repeats the second, which is the steady state.
 			break
 		}
 	}
 	return nil
-}
-
-func (s *sim) beginPhase(ph Phase) {
-	s.phase = ph
-	s.a.ResetPeakStats()
-	st := s.a.Stats()
-	s.phaseRun = &PhaseRun{Phase: ph, PeakAllocatedBytes: st.Allocated, PeakReservedBytes: st.Reserved, PeakEvent: len(s.events) - 1}
-	s.peakRoles = s.liveRole
-	s.peakOp, s.peakSuffix = "", ""
-	s.curOp, s.curSuffix = "", ""
-}
-
-func (s *sim) endPhase() PhaseRun {
-	st := s.a.Stats()
-	pr := *s.phaseRun
-	pr.PeakByRole = roleMap(s.peakRoles)
-	pr.PeakOp = s.peakOp + s.peakSuffix
-	pr.PeakAllocatedBytes = max(pr.PeakAllocatedBytes, st.AllocatedPeak)
-	pr.PeakReservedBytes = st.ReservedPeak
-	pr.EndAllocatedBytes = st.Allocated
-	pr.EndReservedBytes = st.Reserved
-	s.phaseRun = nil
-	return pr
 }
 
 // Library workspaces, allocated once each.

@@ -195,13 +195,7 @@ func (ps *parallelSim) partition() {
 // malloc allocates a collective's buffer on a stream and records it.
 // The event is named name+suffix, joined only when the timeline keeps it.
 func (ps *parallelSim) malloc(name, suffix string, bytes int64, role spec.Role, stream allocator.Stream) (allocator.BlockID, error) {
-	s := ps.s
-	blk, err := s.a.Malloc(bytes, stream)
-	if err != nil {
-		return 0, fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", name, suffix, bytes, s.phase, s.iteration, err)
-	}
-	s.record(ActionAlloc, name, suffix, role, s.a.BlockSize(blk))
-	return blk, nil
+	return ps.s.allocOn(name, suffix, bytes, role, stream)
 }
 
 func (ps *parallelSim) release(name, suffix string, blk allocator.BlockID, role spec.Role) {

@@ -22,8 +22,8 @@ func (s *sim) result() *Result {
 		Version:    s.opt.Version,
 		Model:      ModelSummary{Parameters: g.ParamCount(), ParameterBytes: g.ParamBytes()},
 		GPU:        GPUSummary{Profile: p.Name, Name: p.GPUName, TotalBytes: p.TotalBytes, Calibrated: p.Calibrated},
-		Iterations: s.iters,
-		Timeline:   s.events,
+		Iterations: s.rp.iters,
+		Timeline:   s.rp.events,
 		Warnings:   []string{},
 	}
 	outside := p.OutsideAllocator(s.train)

@@ -1,0 +1,300 @@
+package estimate
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/spec"
+)
+
+// A simulation has two halves that meet in a queue of requests. The
+// timeline (timeline.go, parallel.go) walks the graph and decides what is
+// allocated and freed, and when; the replay below hands each request to the
+// allocator model and keeps what a result reports: phase peaks, the bytes
+// live by role at each peak, the events of the timeline. Nothing the
+// timeline decides depends on the allocator's answers — the allocator hands
+// out block ids in order, so the timeline knows each id before the replay
+// makes the block — which lets the two halves run on two cores
+// (Options.Concurrent), the replay a few batches behind, with the same
+// result as one after the other.
+
+// requestKind is what a request asks of the replay.
+type requestKind uint8
+
+const (
+	reqAlloc          requestKind = iota // Malloc bytes on stream; the block gets id block
+	reqFree                              // Free block
+	reqBeginIteration                    // iteration starts (in bytes)
+	reqBeginPhase                        // phase starts
+	reqEndPhase                          // phase ends: its PhaseRun is merged into the iteration's
+	reqEndIteration                      // iteration (in bytes) ends: the allocator's fingerprint is taken
+)
+
+// request is one step of the timeline, queued for the replay.
+type request struct {
+	kind   requestKind
+	role   spec.Role
+	phase  Phase
+	tensor spec.TensorID // the graph tensor allocated, or spec.NoTensor
+	stream allocator.Stream
+	block  allocator.BlockID
+	bytes  int64 // bytes requested; the iteration of reqBeginIteration and reqEndIteration
+	// name+suffix is the event's tensor; op+opSuffix the op running. They
+	// are joined only when an event is kept.
+	name, suffix, op, opSuffix string
+}
+
+// LimitError stops a run whose nvidia-smi figure passed Options.Limit.
+type LimitError struct {
+	// DeviceUsedBytes is the figure when the run stopped: at least that
+	// much would be used, and the finished run would report as much or more.
+	DeviceUsedBytes int64
+	Limit           int64
+	Iteration       int
+	Phase           Phase
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the predicted nvidia-smi figure passed %d bytes (%d in %s of iteration %d)", e.Limit, e.DeviceUsedBytes, e.Phase, e.Iteration)
+}
+
+// IsOverLimit reports whether err is a run stopped by Options.Limit.
+func IsOverLimit(err error) bool {
+	var le *LimitError
+	return errors.As(err, &le)
+}
+
+// errReplayStopped tells the timeline that the replay has failed; the
+// replay's error is the run's.
+var errReplayStopped = errors.New("estimate: the allocator replay stopped")
+
+// replay is the allocator side of a simulation.
+type replay struct {
+	a        *allocator.Allocator
+	g        *spec.Graph
+	timeline bool
+	// limit stops the run once reserved + outside passes it (0: no limit).
+	limit, outside int64
+
+	iteration int
+	phase     Phase
+	phaseRun  *PhaseRun
+	cur       IterationRun
+	iters     []IterationRun
+	events    []Event
+	liveRole  [16]int64
+	peakRoles [16]int64
+	// peakOp and peakSuffix name the op at the phase's peak so far.
+	peakOp, peakSuffix string
+	steadyStart        int
+	fingerprint        [simulatedIterations + 1]uint64
+	err                error
+
+	// With Options.Concurrent: batches of requests come on queue and go
+	// back on spare; verdict answers sameAsFirst; failed is set with err.
+	queue, spare chan []request
+	verdict      chan bool
+	done         chan struct{}
+	failed       atomic.Bool
+}
+
+// replayBatch is how many requests travel together between the halves.
+const replayBatch = 256
+
+// request queues q for the replay — or, without Options.Concurrent, replays
+// it at once — and returns the id an alloc's block gets. The error is the
+// replay's, or errReplayStopped when the concurrent replay has failed.
+func (s *sim) request(q request) (allocator.BlockID, error) {
+	q.op, q.opSuffix = s.curOp, s.curSuffix
+	if q.kind == reqAlloc {
+		q.block = s.nextBlock
+		s.nextBlock++
+	}
+	r := &s.rp
+	if r.queue == nil {
+		r.apply(&q)
+		return q.block, r.err
+	}
+	s.batch = append(s.batch, q)
+	if len(s.batch) == cap(s.batch) {
+		s.flush()
+	}
+	if r.failed.Load() {
+		return q.block, errReplayStopped
+	}
+	return q.block, nil
+}
+
+// flush sends the queued requests to the concurrent replay.
+func (s *sim) flush() {
+	if len(s.batch) == 0 {
+		return
+	}
+	s.rp.queue <- s.batch
+	s.batch = (<-s.rp.spare)[:0]
+}
+
+// startReplay starts the replay's goroutine when the options ask for it.
+func (s *sim) startReplay() {
+	r := &s.rp
+	if !s.opt.Concurrent {
+		return
+	}
+	r.queue, r.spare = make(chan []request, 4), make(chan []request, 6)
+	r.verdict, r.done = make(chan bool), make(chan struct{})
+	for range 5 {
+		r.spare <- make([]request, 0, replayBatch)
+	}
+	s.batch = make([]request, 0, replayBatch)
+	go func() {
+		defer close(r.done)
+		for batch := range r.queue {
+			for i := range batch {
+				r.apply(&batch[i])
+				if batch[i].kind == reqEndIteration && batch[i].bytes == 2 {
+					r.verdict <- r.err == nil && r.sameAsFirst()
+				}
+			}
+			r.spare <- batch
+		}
+	}()
+}
+
+// finishReplay waits for the concurrent replay to take every request and
+// returns its error.
+func (s *sim) finishReplay() error {
+	r := &s.rp
+	if r.queue != nil {
+		s.flush()
+		close(r.queue)
+		<-r.done
+	}
+	return r.err
+}
+
+// secondStepRepeats reports whether step 2 left the allocator exactly as
+// step 1 did (every later step then repeats it).
+func (s *sim) secondStepRepeats() bool {
+	r := &s.rp
+	if r.queue == nil {
+		return r.err == nil && r.sameAsFirst()
+	}
+	s.flush()
+	return <-r.verdict
+}
+
+func (r *replay) sameAsFirst() bool { return r.fingerprint[2] == r.fingerprint[1] }
+
+// apply replays one request; after an error it does nothing.
+func (r *replay) apply(q *request) {
+	if r.err != nil {
+		return
+	}
+	switch q.kind {
+	case reqAlloc:
+		blk, err := r.a.Malloc(q.bytes, q.stream)
+		if err != nil {
+			r.fail(r.allocError(q, err))
+			return
+		}
+		if blk != q.block {
+			panic(fmt.Sprintf("estimate: the allocator handed out block %d where the timeline expected %d", blk, q.block))
+		}
+		r.record(ActionAlloc, q, r.a.BlockSize(blk))
+		if r.limit > 0 && r.a.Reserved()+r.outside > r.limit {
+			r.fail(&LimitError{DeviceUsedBytes: r.a.Reserved() + r.outside, Limit: r.limit, Iteration: r.iteration, Phase: r.phase})
+		}
+	case reqFree:
+		size := r.a.BlockSize(q.block)
+		if err := r.a.Free(q.block); err != nil {
+			panic(fmt.Sprintf("estimate: freeing %s%s: %v", q.name, q.suffix, err))
+		}
+		r.record(ActionFree, q, size)
+	case reqBeginIteration:
+		r.iteration = int(q.bytes)
+		switch r.iteration {
+		case 2:
+			r.steadyStart = len(r.events)
+		case simulatedIterations:
+			// The third step replaces the second as the steady state.
+			r.events = r.events[:r.steadyStart]
+			r.iters = r.iters[:1]
+		}
+		r.cur = IterationRun{Iteration: r.reportedIteration()}
+	case reqBeginPhase:
+		r.beginPhase(q.phase)
+	case reqEndPhase:
+		r.cur.Phases = mergePhaseRun(r.cur.Phases, r.endPhase())
+	case reqEndIteration:
+		r.iters = append(r.iters, r.cur)
+		r.fingerprint[r.iteration] = r.a.Fingerprint()
+	}
+}
+
+func (r *replay) fail(err error) {
+	r.err = err
+	r.failed.Store(true)
+}
+
+func (r *replay) allocError(q *request, err error) error {
+	if q.tensor != spec.NoTensor {
+		t := &r.g.Tensors[q.tensor]
+		return fmt.Errorf("allocating %s (%s, %d bytes) in %s of iteration %d: %w", t.Name, spec.FormatShape(t.Shape), t.Bytes, r.phase, r.iteration, err)
+	}
+	return fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", q.name, q.suffix, q.bytes, r.phase, r.iteration, err)
+}
+
+// record notes an event and tracks the phase peak.
+func (r *replay) record(act Action, q *request, size int64) {
+	if act == ActionAlloc {
+		r.liveRole[q.role] += size
+	} else {
+		r.liveRole[q.role] -= size
+	}
+	pr := r.phaseRun
+	if pr == nil {
+		return
+	}
+	allocated := r.a.Allocated()
+	if r.timeline {
+		r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: q.name + q.suffix, Role: q.role.String(), Bytes: size, Allocated: allocated, Reserved: r.a.Reserved()})
+	}
+	if act == ActionAlloc && allocated > pr.PeakAllocatedBytes {
+		pr.PeakAllocatedBytes = allocated
+		r.peakOp, r.peakSuffix = q.op, q.opSuffix
+		pr.PeakEvent = len(r.events) - 1
+		r.peakRoles = r.liveRole
+	}
+}
+
+// reportedIteration maps the simulated iteration to the one reported (1 or 2).
+func (r *replay) reportedIteration() int {
+	if r.iteration == 1 {
+		return 1
+	}
+	return 2
+}
+
+func (r *replay) beginPhase(ph Phase) {
+	r.phase = ph
+	r.a.ResetPeakStats()
+	st := r.a.Stats()
+	r.phaseRun = &PhaseRun{Phase: ph, PeakAllocatedBytes: st.Allocated, PeakReservedBytes: st.Reserved, PeakEvent: len(r.events) - 1}
+	r.peakRoles = r.liveRole
+	r.peakOp, r.peakSuffix = "", ""
+}
+
+func (r *replay) endPhase() PhaseRun {
+	st := r.a.Stats()
+	pr := *r.phaseRun
+	pr.PeakByRole = roleMap(r.peakRoles)
+	pr.PeakOp = r.peakOp + r.peakSuffix
+	pr.PeakAllocatedBytes = max(pr.PeakAllocatedBytes, st.AllocatedPeak)
+	pr.PeakReservedBytes = st.ReservedPeak
+	pr.EndAllocatedBytes = st.Allocated
+	pr.EndReservedBytes = st.Reserved
+	r.phaseRun = nil
+	return pr
+}

@@ -1,0 +1,90 @@
+package estimate_test
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/spec"
+	"github.com/memplan/memplan/spec/family"
+)
+
+// exampleFiles lists the bundled descriptions (one GPU and parallel).
+func exampleFiles(t *testing.T) []string {
+	var files []string
+	for _, glob := range []string{"../examples/*.yaml", "../examples/parallel/*.yaml", "../examples/holdout/*.yaml", "../examples/holdout2/*.yaml", "../examples/measured/*.yaml"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	if len(files) < 30 {
+		t.Fatalf("only %d bundled descriptions found", len(files))
+	}
+	return files
+}
+
+// A concurrent replay gives exactly the result of one after the other —
+// every phase, every event of the timeline — and so do the errors.
+func TestConcurrentReplayIsIdentical(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	files := exampleFiles(t)
+	if testing.Short() {
+		files = files[:8]
+	}
+	for _, f := range files {
+		m, err := spec.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := family.Expand(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opt := range []estimate.Options{{Timeline: true}, {Capacity: 40 << 30}, {Limit: 60 << 30}} {
+			seq, seqErr := estimate.Run(m, g, p, opt)
+			opt.Concurrent = true
+			con, conErr := estimate.Run(m, g, p, opt)
+			if (seqErr == nil) != (conErr == nil) || seqErr != nil && seqErr.Error() != conErr.Error() {
+				t.Errorf("%s %+v: errors differ: %v / %v", f, opt, seqErr, conErr)
+				continue
+			}
+			if !reflect.DeepEqual(seq, con) {
+				t.Errorf("%s %+v: the concurrent replay's result differs", f, opt)
+			}
+		}
+	}
+}
+
+// Options.Limit stops a run as soon as its nvidia-smi figure passes the
+// limit, and only then: a limit at the full run's figure lets it finish.
+func TestLimitStopsOnlyRunsThatPassIt(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	m, err := spec.Load("../examples/gpt2-fp32-adamw-b8.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := family.Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := estimate.Run(m, g, p, estimate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := full.Peak.DeviceUsedBytes
+	for _, concurrent := range []bool{false, true} {
+		if _, err := estimate.Run(m, g, p, estimate.Options{Limit: used, Concurrent: concurrent}); err != nil {
+			t.Errorf("limit at the peak (%d): %v", used, err)
+		}
+		_, err := estimate.Run(m, g, p, estimate.Options{Limit: used - 1, Concurrent: concurrent})
+		var le *estimate.LimitError
+		if !errors.As(err, &le) || !estimate.IsOverLimit(err) {
+			t.Fatalf("limit one byte under the peak: got %v, want a *LimitError", err)
+		}
+		if le.DeviceUsedBytes <= le.Limit || le.DeviceUsedBytes > used {
+			t.Errorf("stopped at %d for limit %d; the full run's figure is %d", le.DeviceUsedBytes, le.Limit, used)
+		}
+	}
+}
