@@ -44,7 +44,7 @@ func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
 		}
 		return nil, err
 	}
-	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline})
+	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline, Concurrent: true})
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) int {

@@ -143,7 +143,9 @@ func (s *sim) startReplay() {
 		return
 	}
 	r.queue, r.spare = make(chan []request, 4), make(chan []request, 6)
-	r.verdict, r.done = make(chan bool), make(chan struct{})
+	// The verdict is buffered: a timeline stopped by the replay's error
+	// does not wait for it.
+	r.verdict, r.done = make(chan bool, 1), make(chan struct{})
 	for range 5 {
 		r.spare <- make([]request, 0, replayBatch)
 	}
