@@ -33,6 +33,10 @@ type Builder struct {
 	shapes []int64
 	ids    []TensorID
 	names  []byte
+	// rec records the copy Repeat is building; literal makes Repeat build
+	// every copy (repeat.go).
+	rec     *copyPrint
+	literal bool
 }
 
 // slabChunk is how many entries a slab takes at a time.
@@ -353,6 +357,9 @@ func (b *Builder) HoldUntilLastOp(ids ...TensorID) {
 			continue
 		}
 		b.g.Tensors[st].HeldUntil = max(b.g.Tensors[st].HeldUntil, last)
+		if b.rec != nil {
+			b.rec.noteHeld(st, last)
+		}
 	}
 }
 

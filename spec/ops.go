@@ -50,11 +50,19 @@ func (b *Builder) CastParam(w TensorID, dt DType) TensorID {
 	b.g.Tensors[out].Name = name
 	b.g.Ops[len(b.g.Ops)-1].Name = name
 	b.castMemo[w] = out
+	if b.rec != nil {
+		b.rec.memo = append(b.rec.memo, idPair{int64(w), int64(out)})
+	}
 	return out
 }
 
 // ResetAutocastCache forgets cached casts (a new autocast region, e.g. a checkpoint recompute).
-func (b *Builder) ResetAutocastCache() { b.castMemo = map[TensorID]TensorID{} }
+func (b *Builder) ResetAutocastCache() {
+	b.castMemo = map[TensorID]TensorID{}
+	if b.rec != nil {
+		b.rec.reset = true
+	}
+}
 
 // matmulIn applies autocast to a matmul operand.
 func (b *Builder) matmulIn(x TensorID, name string) TensorID {

@@ -48,7 +48,7 @@ func heads(b *spec.Builder, name string, x spec.TensorID, bsz, seq, h, d int64) 
 // (gathered at the position ids, expanded to the batch); the MLM head's
 // decoder is tied to the word embeddings and has its own bias
 // (cls.predictions.bias); CrossEntropyLoss over the vocabulary.
-func expandBERT(m *spec.Model) (*spec.Graph, error) {
+func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	c := newConfig(m, "BertConfig", bertDefaults())
 	d := c.Int("hidden_size")
 	layers := c.Int("num_hidden_layers")
@@ -89,7 +89,7 @@ func expandBERT(m *spec.Model) (*spec.Graph, error) {
 	bsz := t.BatchSize
 	pdt := t.Precision.ParamDType()
 	hd := d / nh
-	b := spec.NewBuilder(t)
+	b := o.newBuilder(t)
 	ids := b.Input("input_ids", []int64{bsz, seq}, spec.Int64)
 	labels := spec.NoTensor
 	if train {

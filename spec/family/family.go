@@ -13,7 +13,23 @@ import (
 )
 
 // expander builds the graph of one architecture.
-type expander func(m *spec.Model) (*spec.Graph, error)
+type expander func(m *spec.Model, o options) (*spec.Graph, error)
+
+// options tune an expansion.
+type options struct {
+	// everyCopy builds every copy of a repeated layer rather than writing
+	// copies from the first ones (spec.Builder.Repeat); tests compare the two.
+	everyCopy bool
+}
+
+// newBuilder starts a graph with the options applied.
+func (o options) newBuilder(t spec.Training) *spec.Builder {
+	b := spec.NewBuilder(t)
+	if o.everyCopy {
+		b.BuildEveryCopy()
+	}
+	return b
+}
 
 // families maps architecture names to their expanders.
 func families() map[string]expander {
@@ -38,7 +54,9 @@ func Known() []string {
 
 // Expand turns a validated description into its graph: a custom layer graph
 // through spec.ExpandCustom, an architecture through its family.
-func Expand(m *spec.Model) (*spec.Graph, error) {
+func Expand(m *spec.Model) (*spec.Graph, error) { return expand(m, options{}) }
+
+func expand(m *spec.Model, o options) (*spec.Graph, error) {
 	if m.IsCustom() {
 		return spec.ExpandCustom(m)
 	}
@@ -49,7 +67,7 @@ func Expand(m *spec.Model) (*spec.Graph, error) {
 	if tp := m.Training.Parallel.TensorRanks(); tp > 1 && !tensorParallel()[m.Architecture] {
 		return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for %s (allowed: 1; modelled for %s)", tp, m.Architecture, strings.Join(sortedKeys(tensorParallel()), ", "))
 	}
-	return f(m)
+	return f(m, o)
 }
 
 // tensorParallel lists the architectures whose expansion splits heads and

@@ -33,7 +33,7 @@ type gpt2 struct {
 	hd, ld, li int64
 }
 
-func expandGPT2(m *spec.Model) (*spec.Graph, error) {
+func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	c := newConfig(m, "GPT2Config", gpt2Defaults())
 	g := &gpt2{d: c.Int("n_embd"), heads: c.Int("n_head"), vocab: c.Int("vocab_size"),
 		resid: c.Float("resid_pdrop", 0, 1), embd: c.Float("embd_pdrop", 0, 1), attnDrop: c.Float("attn_pdrop", 0, 1),
@@ -65,7 +65,7 @@ func expandGPT2(m *spec.Model) (*spec.Graph, error) {
 	g.batch, g.seq = t.BatchSize, seq
 	g.pdt = t.Precision.ParamDType()
 	g.eager = t.Attention == spec.AttentionEager
-	b := spec.NewBuilder(t)
+	b := o.newBuilder(t)
 	b.Grow(int(layers)*40, int(layers)*100)
 	g.b = b
 	ids, labels := textBatch(b, g.batch, seq)

@@ -64,7 +64,7 @@ func registerLlama(f map[string]expander) {
 		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true},
 	} {
 		v := v
-		f[v.arch] = func(m *spec.Model) (*spec.Graph, error) { return expandLlama(m, v) }
+		f[v.arch] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandLlama(m, v, o) }
 	}
 }
 
@@ -88,7 +88,7 @@ type llamaLayer struct {
 	inNorm, q, qb, k, kb, v, vb, o, ob, postNorm, gate, gateB, up, upB, down, downB spec.TensorID
 }
 
-func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
+func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
 	c := newConfig(m, v.class, v.defaults())
 	l := &llama{vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
 		heads: c.Int("num_attention_heads"), act: c.Str("hidden_act", "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
@@ -143,7 +143,7 @@ func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
 	l.batch, l.seq = t.BatchSize, seq
 	l.pdt = t.Precision.ParamDType()
 	l.eager = t.Attention == spec.AttentionEager
-	b := spec.NewBuilder(t)
+	b := o.newBuilder(t)
 	b.Grow(int(l.layers)*64, int(l.layers)*160)
 	l.b = b
 	ids, labels := textBatch(b, l.batch, seq)
@@ -194,20 +194,23 @@ func expandLlama(m *spec.Model, v llamaVariant) (*spec.Graph, error) {
 		b.SetLayer("model.rotary_emb")
 		masks := l.masks(emb)
 		cos, sin := b.RotaryCosSin("rotary_emb", seq, l.headDim, b.DType(emb))
-		h = emb
-		for i, p := range layers {
+		// The decoder layers differ only by their sliding window, if any.
+		alike := func(i, j int) bool { return l.window[i] == l.window[j] }
+		prefix := func(i int) string { return b.Path(fmt.Sprintf("layers.%d", i)) }
+		h = b.Repeat(len(layers), emb, alike, prefix, func(i int, in spec.TensorID) spec.TensorID {
 			name := fmt.Sprintf("layers.%d", i)
 			b.SetLayer("model." + name)
-			in := h
+			var out spec.TensorID
 			b.BeginBlock()
-			b.Scoped(name, func() { h = l.decoderLayer(h, p, cos, sin, masks[l.window[i]]) })
+			b.Scoped(name, func() { out = l.decoderLayer(in, layers[i], cos, sin, masks[l.window[i]]) })
 			b.EndBlock()
 			// The caller's hidden_states holds the layer input until the layer
 			// returns (under checkpointing the checkpoint keeps it anyway).
 			if !(train && t.ActivationCheckpointing) {
 				b.HoldUntilLastOp(in)
 			}
-		}
+			return out
+		})
 		b.SetLayer("model.norm")
 		last := h
 		h = b.LlamaRMSNorm("norm", h, norm)

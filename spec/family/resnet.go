@@ -32,7 +32,7 @@ func resnetDefaults() map[string]any {
 
 func registerResNet(f map[string]expander) {
 	for name, arch := range resnetArchs {
-		f["torchvision."+name] = func(m *spec.Model) (*spec.Graph, error) { return expandResNet(m, name, arch) }
+		f["torchvision."+name] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandResNet(m, name, arch, o) }
 	}
 }
 
@@ -44,7 +44,7 @@ type resnet struct {
 	width  int64
 }
 
-func expandResNet(m *spec.Model, name string, arch resnetArch) (*spec.Graph, error) {
+func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec.Graph, error) {
 	defaults := resnetDefaults()
 	for k, v := range m.Config {
 		if _, ok := defaults[k]; !ok {
@@ -70,7 +70,7 @@ func expandResNet(m *spec.Model, name string, arch resnetArch) (*spec.Graph, err
 		return nil, m.At("training").Errorf("training.image_size %d is too small for a ResNet (allowed: at least 32, the five stride-2 stages need it)", size)
 	}
 	r.pdt = t.Precision.ParamDType()
-	b := spec.NewBuilder(t)
+	b := o.newBuilder(t)
 	r.b = b
 	bsz := t.BatchSize
 	x := b.Input("x", []int64{bsz, 3, size, size}, r.pdt)

@@ -26,7 +26,7 @@ func registerViT(f map[string]expander) { f["ViTForImageClassification"] = expan
 // blocks with SDPA (no mask: create_bidirectional_mask returns None) and a
 // GELU MLP; a final LayerNorm; the classifier reads the [CLS] row; the loss is
 // cross entropy over num_labels (single-label classification, int64 labels).
-func expandViT(m *spec.Model) (*spec.Graph, error) {
+func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 	c := newConfig(m, "ViTConfig", vitDefaults())
 	d := c.Int("hidden_size")
 	layers := c.Int("num_hidden_layers")
@@ -65,7 +65,7 @@ func expandViT(m *spec.Model) (*spec.Graph, error) {
 	np := grid * grid
 	seq := np + 1
 	hd := d / nh
-	b := spec.NewBuilder(t)
+	b := o.newBuilder(t)
 	pix := b.Input("pixel_values", []int64{bsz, channels, size, size}, pdt)
 	labels := spec.NoTensor
 	if train {

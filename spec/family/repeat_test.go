@@ -1,0 +1,82 @@
+package family
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// Writing the copies of a repeated layer from the first ones gives exactly
+// the graph that building every copy gives, for every bundled description
+// (one GPU, parallel, held out) and the variants below.
+func TestRepeatWritesTheBuiltGraph(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../../examples/*.yaml", "../../examples/*/*.yaml"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	variants := [][2]string{
+		{"", ""},
+		{"training.activation_checkpointing", "false"},
+		{"training.activation_checkpointing", "true"},
+		{"training.precision", "amp-bf16"},
+		{"training.precision", "fp32"},
+		{"training.mode", "inference"},
+	}
+	n := 0
+	for _, f := range files {
+		base, err := spec.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base.IsCustom() {
+			continue
+		}
+		for _, v := range variants {
+			m := base.Clone()
+			if v[0] != "" {
+				if err := m.Set(v[0], v[1]); err != nil {
+					continue
+				}
+			}
+			written, werr := expand(m, options{})
+			built, berr := expand(m, options{everyCopy: true})
+			if (werr == nil) != (berr == nil) {
+				t.Fatalf("%s %v: errors differ: %v / %v", f, v, werr, berr)
+			}
+			if werr != nil {
+				continue
+			}
+			n++
+			if !reflect.DeepEqual(written, built) {
+				t.Errorf("%s %v: the written graph differs from the built one (%d / %d tensors, %d / %d ops)", f, v, len(written.Tensors), len(built.Tensors), len(written.Ops), len(built.Ops))
+				reportFirstDifference(t, written, built)
+			}
+		}
+	}
+	t.Logf("%d graphs compared", n)
+}
+
+func reportFirstDifference(t *testing.T, a, b *spec.Graph) {
+	for i := range min(len(a.Tensors), len(b.Tensors)) {
+		if !reflect.DeepEqual(a.Tensors[i], b.Tensors[i]) {
+			t.Logf("tensor %d: %+v\n  want %+v", i, a.Tensors[i], b.Tensors[i])
+			return
+		}
+	}
+	for i := range min(len(a.Ops), len(b.Ops)) {
+		if !reflect.DeepEqual(a.Ops[i], b.Ops[i]) {
+			t.Logf("op %d: %+v\n  want %+v", i, a.Ops[i], b.Ops[i])
+			return
+		}
+	}
+	for _, l := range [][2][]spec.TensorID{{a.Params, b.Params}, {a.Resident, b.Resident}, {a.Inputs, b.Inputs}} {
+		if !reflect.DeepEqual(l[0], l[1]) {
+			t.Logf("lists differ: %v / %v", l[0], l[1])
+			return
+		}
+	}
+	t.Logf("blocks %d / %d", a.Blocks, b.Blocks)
+}
