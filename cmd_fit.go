@@ -19,7 +19,9 @@ import (
 	"github.com/memplan/memplan/spec/family"
 )
 
-// planner estimates variants of one loaded description against one profile.
+// planner estimates variants of one loaded description against one
+// profile; its results hold the iterations and the peak only (what fit,
+// check and sweeps read).
 type planner struct {
 	base *spec.Model
 	prof *calibrate.Profile
@@ -61,7 +63,7 @@ func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, err
 	if err != nil {
 		return nil, err
 	}
-	return estimate.Run(m, g, p.prof, estimate.Options{Version: version, Limit: limit, Concurrent: !p.serial})
+	return estimate.Run(m, g, p.prof, estimate.Options{Version: version, Limit: limit, Concurrent: !p.serial, PeaksOnly: true})
 }
 
 // fits reports whether the variant's nvidia-smi peak stays within limit;

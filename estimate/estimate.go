@@ -30,6 +30,9 @@ type Options struct {
 	// timeline walks the graph: one estimate on two cores, the same result.
 	// Sweeps, which already keep every core busy, leave it off.
 	Concurrent bool
+	// PeaksOnly leaves out of the result what sweeps and searches do not
+	// read: the terms, the per-layer table, the gaps and the inputs.
+	PeaksOnly bool
 }
 
 // IsOutOfMemory reports whether err is an estimate that ran out of device memory.
@@ -144,10 +147,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	}
 	s.lv = s.prepare()
 	s.par = newParallelSim(s)
-	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train)}
-	if s.par != nil {
-		s.rp.outside += p.NCCLBytes
-	}
+	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train) + s.ncclBytes()}
 	return s
 }
 

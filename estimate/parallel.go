@@ -750,7 +750,15 @@ func (s *sim) parallelResult(r *Result, peak *PhaseRun) {
 	r.Inputs.Training = append(r.Inputs.Training, KeyValue{"parallel", p.Layout()}, KeyValue{"global batch", fmt.Sprint(r.Parallel.GlobalBatch)})
 	if s.p.NCCLBytes == 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("per-rank estimate (%s): NCCL's own memory is not in the nvidia-smi figure (unknown for GPU profile %q)", p.Layout(), s.p.Name))
-	} else {
-		r.Peak.DeviceUsedBytes += s.p.NCCLBytes
 	}
+	r.Peak.DeviceUsedBytes += s.ncclBytes()
+}
+
+// ncclBytes is NCCL's own memory in the nvidia-smi figure of a per-rank
+// estimate (0 for one GPU, or when the profile does not know it).
+func (s *sim) ncclBytes() int64 {
+	if s.par == nil {
+		return 0
+	}
+	return s.p.NCCLBytes
 }

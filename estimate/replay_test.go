@@ -88,3 +88,34 @@ func TestLimitStopsOnlyRunsThatPassIt(t *testing.T) {
 		}
 	}
 }
+
+// Options.PeaksOnly gives the same peak and iterations, without the terms,
+// layers, gaps and inputs (one GPU and a parallel description, whose
+// nvidia-smi figure includes NCCL's memory).
+func TestPeaksOnly(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	for _, f := range []string{"../examples/gpt2-fp32-adamw-b8.yaml", "../examples/parallel/llama-small-bf16-fsdp-w4.yaml"} {
+		m, err := spec.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := family.Expand(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := estimate.Run(m, g, p, estimate.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, err := estimate.Run(m, g, p, estimate.Options{PeaksOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if short.Peak != full.Peak || !reflect.DeepEqual(short.Iterations, full.Iterations) {
+			t.Errorf("%s: peak %+v, want %+v", f, short.Peak, full.Peak)
+		}
+		if short.Terms != nil || short.Layers != nil || full.Terms == nil || full.Layers == nil {
+			t.Errorf("%s: PeaksOnly kept terms or layers, or the full result lacks them", f)
+		}
+	}
+}

@@ -42,6 +42,10 @@ func (s *sim) result() *Result {
 	if best != nil {
 		r.Peak = Peak{AllocatedBytes: best.PeakAllocatedBytes, ReservedBytes: maxReserved, DeviceUsedBytes: maxReserved + outside, Iteration: bestIt, Phase: best.Phase, Op: best.PeakOp}
 	}
+	if s.opt.PeaksOnly {
+		r.Peak.DeviceUsedBytes += s.ncclBytes()
+		return r
+	}
 	r.Terms = s.terms(best)
 	r.Layers = s.layers()
 	r.Gaps = s.gaps(best, maxReserved, outside)
