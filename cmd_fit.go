@@ -221,48 +221,109 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	limit := int64(float64(p.prof.TotalBytes) * (1 - h))
-	base, err := p.estimate()
-	if err != nil {
-		return fail(stderr, err)
-	}
 	t := p.base.Training
-	fmt.Fprintf(stdout, "%s on %s (%s usable after %.0f%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), 100*h)
-	fmt.Fprintf(stdout, "as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, verdict(base.Peak.DeviceUsedBytes, limit))
-	bmax, note, err := p.largest("training.batch_size", limit)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	fmt.Fprintf(stdout, "largest batch_size: %d%s\n", bmax, suffixNote(note))
-	if t.SeqLen > 0 {
-		smax, note, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", strconv.FormatInt(t.BatchSize, 10)})
+	// Every line is its own search or estimate: they run on every core
+	// (each estimate on one) and print in order.
+	var lines []func() (string, error)
+	lines = append(lines, func() (string, error) {
+		base, err := p.estimate()
 		if err != nil {
-			return fail(stderr, err)
+			return "", err
 		}
-		fmt.Fprintf(stdout, "largest seq_len at batch %d: %d%s\n", t.BatchSize, smax, suffixNote(note))
+		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, verdict(base.Peak.DeviceUsedBytes, limit)), nil
+	}, func() (string, error) {
+		bmax, note, err := p.largest("training.batch_size", limit)
+		return fmt.Sprintf("largest batch_size: %d%s\n", bmax, suffixNote(note)), err
+	})
+	if t.SeqLen > 0 {
+		lines = append(lines, func() (string, error) {
+			smax, note, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", strconv.FormatInt(t.BatchSize, 10)})
+			return fmt.Sprintf("largest seq_len at batch %d: %d%s\n", t.BatchSize, smax, suffixNote(note)), err
+		})
+	}
+	searches := len(lines)
+	for _, v := range fitVariants(p.base) {
+		lines = append(lines, func() (string, error) {
+			r, err := p.estimate(v.settings...)
+			if err != nil {
+				return fmt.Sprintf("%s\t—\t—\t%s\t—\n", v.label, firstLine(err)), nil
+			}
+			b, _, err := p.largest("training.batch_size", limit, v.settings...)
+			bs := fmt.Sprint(b)
+			if err != nil {
+				bs = "—"
+			}
+			return fmt.Sprintf("%s\t%s\titer %d %s\t%s\t%s\n", v.label, report.GiB(r.Peak.DeviceUsedBytes), r.Peak.Iteration, r.Peak.Phase, largestTerm(r), bs), nil
+		})
+	}
+	variants := len(lines)
+	lines = append(lines, fitParallel(p, limit)...) // cmd_fit_parallel.go
+	p.serial = runtime.GOMAXPROCS(0) > 1
+	type line struct {
+		text string
+		err  error
+	}
+	out := inParallel(len(lines), func(i int) line {
+		text, err := lines[i]()
+		return line{text, err}
+	})
+	for _, l := range out[:searches] {
+		if l.err != nil {
+			return fail(stderr, l.err)
+		}
+	}
+	fmt.Fprintf(stdout, "%s on %s (%s usable after %.0f%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), 100*h)
+	for _, l := range out[:searches] {
+		fmt.Fprint(stdout, l.text)
 	}
 	fmt.Fprintf(stdout, "\noptions that change memory (at batch %d):\n", t.BatchSize)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "option\tnvidia-smi peak\tpeak phase\tlargest term at the peak\tlargest batch")
-	for _, v := range fitVariants(p.base) {
-		r, err := p.estimate(v.settings...)
-		if err != nil {
-			fmt.Fprintf(tw, "%s\t—\t—\t%s\t—\n", v.label, firstLine(err))
-			continue
-		}
-		b, _, err := p.largest("training.batch_size", limit, v.settings...)
-		bs := fmt.Sprint(b)
-		if err != nil {
-			bs = "—"
-		}
-		fmt.Fprintf(tw, "%s\t%s\titer %d %s\t%s\t%s\n", v.label, report.GiB(r.Peak.DeviceUsedBytes), r.Peak.Iteration, r.Peak.Phase, largestTerm(r), bs)
+	for _, l := range out[searches:variants] {
+		fmt.Fprint(tw, l.text)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, err)
 	}
-	if err := fitParallel(p, limit, stdout); err != nil { // cmd_fit_parallel.go
-		return fail(stderr, err)
+	if variants < len(out) {
+		data := t.Parallel.DataRanks()
+		if data == 1 {
+			data = 8
+		}
+		fmt.Fprintf(stdout, "\ndata-parallel layouts (per rank, batch %d per rank, tensor %d):\n", t.BatchSize, t.Parallel.TensorRanks())
+		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "sharding\tnvidia-smi peak at data %d\tpeak phase\tfewest data ranks that fit\n", data)
+		for _, l := range out[variants:] {
+			fmt.Fprint(tw, l.text)
+		}
+		if err := tw.Flush(); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	return exitOK
+}
+
+// inParallel runs job(0) … job(n-1) on every core and returns their
+// results in order.
+func inParallel[T any](n int, job func(i int) T) []T {
+	out := make([]T, n)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out[i] = job(i)
+			}
+		}()
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
 }
 
 func suffixNote(n string) string {
@@ -409,23 +470,7 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 	// One worker per CPU; each estimate uses a second core only when there
 	// are fewer points than cores.
 	p.serial = len(points) >= runtime.GOMAXPROCS(0)
-	rows := make([][]string, len(points))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				rows[i] = sweepRow(p, points[i])
-			}
-		}()
-	}
-	for i := range points {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	rows := inParallel(len(points), func(i int) []string { return sweepRow(p, points[i]) })
 	switch format {
 	case "csv":
 		w := csv.NewWriter(stdout)
