@@ -37,6 +37,7 @@ type Builder struct {
 	// every copy (repeat.go).
 	rec     *copyPrint
 	literal bool
+	written int
 }
 
 // slabChunk is how many entries a slab takes at a time.

@@ -72,6 +72,7 @@ func (b *Builder) repeatRun(from, to int, x TensorID, prefix func(int) string, f
 	for i := from + built; i < to; i++ {
 		x = b.writeCopy(w, int64(i-(from+built-1)), prefix(i), prefix(i-1))
 	}
+	b.written += rest
 	b.layer = b.write(w.layer, prefix(to-1), prefix(to-2))
 	return x
 }
@@ -107,6 +108,9 @@ func (c *copyPrint) noteHeld(id TensorID, last int) {
 		c.held = append(c.held, idPair{int64(id), int64(last)})
 	}
 }
+
+// WrittenCopies is how many copies Repeat wrote rather than built.
+func (b *Builder) WrittenCopies() int { return b.written }
 
 // BuildEveryCopy makes Repeat build every copy with its fn (tests compare
 // that graph with the written one).

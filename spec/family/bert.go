@@ -161,7 +161,10 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 			b.HoldUntilLastOp(word, tte, pe)
 		})
 		embOut = h
-		for i, l := range ls {
+		// The layers are alike: Repeat writes the copies after the first four.
+		prefix := func(i int) string { return b.Path(fmt.Sprintf("encoder.layer.%d", i)) }
+		h = b.Repeat(len(ls), h, func(int, int) bool { return true }, prefix, func(i int, h spec.TensorID) spec.TensorID {
+			l := ls[i]
 			name := fmt.Sprintf("encoder.layer.%d", i)
 			b.SetLayer("bert." + name)
 			b.BeginBlock()
@@ -202,7 +205,8 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 				b.HoldUntilLastOp(attnOut, in)
 			})
 			b.EndBlock()
-		}
+			return h
+		})
 		// embedding_output is a local of BertModel.forward.
 		b.HoldUntilLastOp(embOut)
 	})

@@ -20,6 +20,8 @@ type options struct {
 	// everyCopy builds every copy of a repeated layer rather than writing
 	// copies from the first ones (spec.Builder.Repeat); tests compare the two.
 	everyCopy bool
+	// built, when set, is given the builder (tests read its counters).
+	built func(*spec.Builder)
 }
 
 // newBuilder starts a graph with the options applied.
@@ -27,6 +29,9 @@ func (o options) newBuilder(t spec.Training) *spec.Builder {
 	b := spec.NewBuilder(t)
 	if o.everyCopy {
 		b.BuildEveryCopy()
+	}
+	if o.built != nil {
+		o.built(b)
 	}
 	return b
 }

@@ -105,7 +105,10 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		pemb := b.Embedding("wpe", pos, wpe)
 		h = b.Add("add_positions", emb, pemb)
 		h = b.Dropout("drop", h, g.embd)
-		for i, bl := range blocks {
+		// The layers are alike: Repeat writes the copies after the first four.
+		prefix := func(i int) string { return b.Path(fmt.Sprintf("h.%d", i)) }
+		h = b.Repeat(len(blocks), h, func(int, int) bool { return true }, prefix, func(i int, h spec.TensorID) spec.TensorID {
+			bl := blocks[i]
 			name := fmt.Sprintf("h.%d", i)
 			b.SetLayer("transformer." + name)
 			b.BeginBlock()
@@ -113,7 +116,8 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 				h = g.block(h, bl.ln1w, bl.ln1b, bl.attnW, bl.attnB, bl.projW, bl.projB, bl.ln2w, bl.ln2b, bl.fcW, bl.fcB, bl.mprojW, bl.mprojB)
 			})
 			b.EndBlock()
-		}
+			return h
+		})
 		b.SetLayer("transformer.ln_f")
 		h = b.LayerNorm("ln_f", h, lnfW, lnfB)
 		// inputs_embeds and position_embeds are locals of GPT2Model.forward.

@@ -122,7 +122,10 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 			h = b.Dropout("dropout", e, hdrop)
 		})
 		embeddingOutput := h
-		for i, l := range ls {
+		// The layers are alike: Repeat writes the copies after the first four.
+		prefix := func(i int) string { return b.Path(fmt.Sprintf("layers.%d", i)) }
+		h = b.Repeat(len(ls), h, func(int, int) bool { return true }, prefix, func(i int, h spec.TensorID) spec.TensorID {
+			l := ls[i]
 			name := fmt.Sprintf("layers.%d", i)
 			b.SetLayer("vit." + name)
 			b.BeginBlock()
@@ -161,7 +164,8 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 				b.HoldUntilLastOp(in)
 			})
 			b.EndBlock()
-		}
+			return h
+		})
 		b.SetLayer("vit.layernorm")
 		h = b.LayerNorm("layernorm", h, lnW, lnB)
 		// ViTModel.forward's local embedding_output (the encoder's argument)
