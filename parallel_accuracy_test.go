@@ -35,7 +35,7 @@ func TestParallelAccuracy(t *testing.T) {
 			if r.Parallel == nil {
 				t.Fatalf("%s: no rank layout in the result", name)
 			}
-			compareAllocated(t, r, m)
+			compareAllocated(t, r, m, false)
 		})
 	}
 	if checked < 18 {
@@ -84,11 +84,15 @@ func TestLlama70BFSDPSpeed(t *testing.T) {
 
 // compareAllocated holds allocated peaks to the single-GPU tolerances (each
 // phase within 5%, the first-iteration peak within 5%, the steady peak
-// within 3%) and prints reserved and nvidia-smi beside them without holding
-// them: the collectives' side streams make the allocator's segment layout,
-// and so reserved, depend on timing the estimate does not model (one case,
-// gpt2-fp32-fsdp-ckpt-w2, reads 13% more reserved than measured).
-func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun) {
+// within 3%). For a fake-process-group run (real false) it prints reserved
+// and nvidia-smi beside them without holding them: the fake collectives
+// return at once, which leaves a segment layout real runs need not have
+// (gpt2-fp32-fsdp-ckpt-w2 reads 13% more reserved than its fake run, and
+// within 1% of its real NCCL run), and the run has no NCCL memory, so its
+// nvidia-smi row is the estimate less the profile's NCCL figure. A real
+// NCCL run (real true) holds steady reserved and nvidia-smi at 5% too,
+// except for the known misses.
+func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun, real bool) {
 	t.Helper()
 	tol := accuracyTolerance
 	const mib = 1 << 20
@@ -98,8 +102,12 @@ func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun) {
 		e := relErr(est, meas)
 		mark := ""
 		if limit > 0 && math.Abs(e) > limit {
-			mark = fmt.Sprintf("  FAIL (> %.0f%%)", limit*100)
-			fails++
+			if reason, ok := parallelKnownMisses[r.Name][what]; ok && real {
+				mark = "  KNOWN MISS: " + reason
+			} else {
+				mark = fmt.Sprintf("  FAIL (> %.0f%%)", limit*100)
+				fails++
+			}
 		}
 		lines = append(lines, fmt.Sprintf("%-34s est %9.1f MiB  meas %9.1f MiB  err %+6.2f%%%s", what, float64(est)/mib, float64(meas)/mib, 100*e, mark))
 	}
@@ -128,12 +136,53 @@ func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun) {
 	}
 	row("first-iteration peak allocated", firstEst, firstMeas, tol.firstPeak)
 	row("steady peak allocated", steadyEst, steadyMeas, tol.steadyPeak)
-	row("steady peak reserved (not held)", resEst, resMeas, 0)
-	if len(m.NVMLFinal.Procs) > 0 {
-		row("nvidia-smi, no NCCL (not held)", r.Peak.DeviceUsedBytes, m.NVMLFinal.Procs[0].Used, 0)
+	if len(m.NVMLFinal.Procs) == 0 {
+		t.Errorf("%s: the run has no NVML process reading", r.Name)
+	}
+	if real {
+		row("steady peak reserved", resEst, resMeas, tol.steadyReserved)
+		if len(m.NVMLFinal.Procs) > 0 {
+			row("nvidia-smi (process, with NCCL)", r.Peak.DeviceUsedBytes, m.NVMLFinal.Procs[0].Used, 0.05)
+		}
+	} else {
+		row("steady peak reserved (not held)", resEst, resMeas, 0)
+		if len(m.NVMLFinal.Procs) > 0 {
+			p, _ := calibrate.Resolve("h200")
+			row("nvidia-smi, no NCCL (not held)", r.Peak.DeviceUsedBytes-p.NCCLBytes, m.NVMLFinal.Procs[0].Used, 0)
+		}
 	}
 	t.Logf("%s (%s)\n%s", r.Name, r.Parallel.Layout, strings.Join(lines, "\n"))
 	if fails > 0 {
 		t.Errorf("%d figures outside tolerance", fails)
+	}
+}
+
+// parallelKnownMisses are figures of real NCCL runs outside the tolerance,
+// with their cause as far as it is known; printed as KNOWN MISS, not held.
+var parallelKnownMisses = map[string]map[string]string{
+	"llama-small-bf16-ddp-ckpt-w2": {
+		"steady peak reserved":            "the model grows the reserve by a third 250 MiB segment (the fp32 logits' gradient, grad(loss.flatten.out)) in the second step's backward, where PyTorch finds a cached block; the fake-process-group run shows the same +250 MiB (2650 vs 2400 MiB). The two real ranks also differ: rank 0 reserves 2400 MiB, rank 1 2776 MiB — blocks waiting on the all-reduce's stream are freed at times that differ between ranks",
+		"nvidia-smi (process, with NCCL)": "follows the reserved miss (+250 MiB on rank 0)",
+	},
+}
+
+// TestParallelNCCLAccuracy holds the per-rank estimates to runs with a real
+// NCCL process group on two H200s of one host, every rank measured
+// (testdata/measured/h200/parallel-nccl, probe/measure_parallel_nccl.sh):
+// allocated, steady reserved and the nvidia-smi figure, which includes
+// NCCL's own memory from the H200 profile. `go test -run NCCL -v` prints
+// the table.
+func TestParallelNCCLAccuracy(t *testing.T) {
+	files, _ := filepath.Glob("testdata/measured/h200/parallel-nccl/*.rank*.json")
+	if len(files) < 16 {
+		t.Fatalf("%d real NCCL rank measurements (want 16: DDP and FSDP2, with and without checkpointing, GPT-2 and Llama, 2 ranks each)", len(files))
+	}
+	for _, mf := range files {
+		base := filepath.Base(mf)
+		name := base[:strings.Index(base, ".rank")]
+		t.Run(strings.TrimSuffix(base, ".json"), func(t *testing.T) {
+			r, m := estimateAndMeasured(t, filepath.Join("examples/parallel", name+".yaml"), mf)
+			compareAllocated(t, r, m, true)
+		})
 	}
 }

@@ -751,7 +751,6 @@ func (s *sim) parallelResult(r *Result, peak *PhaseRun) {
 	if s.p.NCCLBytes == 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("per-rank estimate (%s): NCCL's own memory is not in the nvidia-smi figure (unknown for GPU profile %q)", p.Layout(), s.p.Name))
 	}
-	r.Peak.DeviceUsedBytes += s.ncclBytes()
 }
 
 // ncclBytes is NCCL's own memory in the nvidia-smi figure of a per-rank

@@ -26,7 +26,7 @@ func (s *sim) result() *Result {
 		Timeline:   s.rp.events,
 		Warnings:   []string{},
 	}
-	outside := p.OutsideAllocator(s.train)
+	outside := p.OutsideAllocator(s.train) + s.ncclBytes()
 	var best *PhaseRun
 	bestIt := 0
 	maxReserved := int64(0)
@@ -43,7 +43,6 @@ func (s *sim) result() *Result {
 		r.Peak = Peak{AllocatedBytes: best.PeakAllocatedBytes, ReservedBytes: maxReserved, DeviceUsedBytes: maxReserved + outside, Iteration: bestIt, Phase: best.Phase, Op: best.PeakOp}
 	}
 	if s.opt.PeaksOnly {
-		r.Peak.DeviceUsedBytes += s.ncclBytes()
 		return r
 	}
 	r.Terms = s.terms(best)
@@ -225,8 +224,11 @@ func (s *sim) gaps(peak *PhaseRun, reserved, outside int64) []Gap {
 	st := s.a.Stats()
 	gaps = append(gaps, Gap{From: "allocated", To: "reserved", Bytes: reserved - peak.PeakAllocatedBytes,
 		Cause: fmt.Sprintf("segments the allocator holds: blocks rounded to 512 B, large blocks handed out whole when the remainder is ≤ 1 MiB, small requests in 2 MiB and mid-size ones in 20 MiB segments, and free blocks cached for reuse (inactive split now %s over %d segments); empty_cache() would release only whole free segments", mibStr(st.InactiveSplit), st.Segments)})
-	gaps = append(gaps, Gap{From: "reserved", To: "nvidia-smi", Bytes: outside,
-		Cause: fmt.Sprintf("outside the allocator: CUDA context %s and lazily loaded library kernels %s", mibStr(s.p.ContextBytes), mibStr(s.kernelBytes()))})
+	cause := fmt.Sprintf("outside the allocator: CUDA context %s and lazily loaded library kernels %s", mibStr(s.p.ContextBytes), mibStr(s.kernelBytes()))
+	if n := s.ncclBytes(); n > 0 {
+		cause = fmt.Sprintf("outside the allocator: CUDA context %s, lazily loaded library kernels %s and NCCL's communicator buffers %s", mibStr(s.p.ContextBytes), mibStr(s.kernelBytes()), mibStr(n))
+	}
+	gaps = append(gaps, Gap{From: "reserved", To: "nvidia-smi", Bytes: outside, Cause: cause})
 	return gaps
 }
 

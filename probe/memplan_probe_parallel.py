@@ -63,6 +63,18 @@ synchronize, stats). With micro_batches > 1 the phases "forward" and
 (`before` of the first, `after` counters of the last, the `.peak` counters the
 maximum) and `micro_phases` lists every micro-batch's phases as measured.
 
+Real NCCL (--nccl)
+------------------
+Under torchrun on several GPUs of one host (`torchrun --nproc_per_node N
+probe/memplan_probe_parallel.py MODEL.yaml --nccl -o OUT.json`), every rank
+measures itself with the real NCCL process group (`init_process_group("nccl")`,
+PyTorch's defaults; set NCCL_NVLS_ENABLE=0 and CUDA_DEVICE_ORDER=PCI_BUS_ID so
+NVML's device index is CUDA's): DDP keeps its real all-reduce (no comm hook,
+the parameter-shape check runs), FSDP2 its real mesh. Each rank writes
+OUT.rank<r>.json (no trace), with NVML's reading of its process after every iteration:
+NCCL's own buffers are outside the caching allocator, so they show there and
+nowhere in the allocator counters. data must equal the number of processes.
+
 --trace records one extra steady-state iteration with
 torch.cuda.memory._record_memory_history (Python stacks, except for
 activation-checkpointed cases where torch 2.11 fails to record them inside
@@ -127,21 +139,23 @@ def completed_bucket_hook(state, bucket):
     return fut
 
 
-def wrap(model, par, torch, dist):
-    """Returns (wrapped model, info)."""
+def wrap(model, par, torch, dist, real=False):
+    """Returns (wrapped model, info); real: a real process group (no fakes)."""
     s = par["sharding"]
     info = {"sharding": s}
     if s in ("none", "zero1"):
         import torch.nn.parallel.distributed as ddp_mod
-        # needs real peers (an all-gather of the parameter count); no memory of note
-        ddp_mod._verify_param_shape_across_processes = lambda *a, **k: None
+        if not real:
+            # needs real peers (an all-gather of the parameter count); no memory of note
+            ddp_mod._verify_param_shape_across_processes = lambda *a, **k: None
         model = model.cuda()
         kw = {"device_ids": [torch.cuda.current_device()],
               "gradient_as_bucket_view": par["gradient_as_bucket_view"]}
         if par["bucket_cap_mb"] is not None:
             kw["bucket_cap_mb"] = float(par["bucket_cap_mb"])
         ddp = ddp_mod.DistributedDataParallel(model, **kw)
-        ddp.register_comm_hook(None, completed_bucket_hook)
+        if not real:
+            ddp.register_comm_hook(None, completed_bucket_hook)
         info["ddp"] = {k: (v if not isinstance(v, float) else v) for k, v in kw.items() if k != "device_ids"}
         return ddp, info
     from torch.distributed.device_mesh import init_device_mesh
@@ -189,7 +203,9 @@ def main(argv=None):
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--iterations", type=int, default=3)
     ap.add_argument("--trace", help="also dump the allocator trace of one steady iteration (.jsonl.gz)")
+    ap.add_argument("--nccl", action="store_true", help="a real NCCL process group under torchrun: every rank measures itself")
     args = ap.parse_args(argv)
+    local_rank = int(os.environ.get("LOCAL_RANK", "0")) if args.nccl else 0
 
     spec = mp.load_spec(args.model)
     t = spec["training"]
@@ -201,6 +217,8 @@ def main(argv=None):
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf
 
     nvml = mp.NVML()
+    if args.nccl and nvml.ok:
+        nvml.h = nvml.nv.nvmlDeviceGetHandleByIndex(local_rank)
     nvml_before_cuda = nvml.read()
     import torch
     import torch.distributed as dist
@@ -209,16 +227,32 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("memplan_probe_parallel: no CUDA device", file=sys.stderr)
         return 2
-    torch.cuda.set_device(0)
+    torch.cuda.set_device(local_rank)
     torch.cuda.synchronize()
     nvml_after_context = nvml.read()
     stats = mp.make_stats(torch)
     stats_after_context = stats()
     world = par["data"] * par["tensor"]
-    dist.init_process_group("fake", rank=0, world_size=world, store=FakeStore())
+    rank = 0
+    if args.nccl:
+        dist.init_process_group("nccl")
+        rank = dist.get_rank()
+        if dist.get_world_size() != world:
+            raise mp.SpecError(f"training.parallel.data {world}: torchrun started {dist.get_world_size()} processes")
+        args.output = args.output[:-5] if args.output.endswith(".json") else args.output
+        args.output += f".rank{rank}.json"
+        # The traced iteration's collectives would wait for ranks that do
+        # not trace: real runs are not traced.
+        args.trace = None
+    else:
+        dist.init_process_group("fake", rank=0, world_size=world, store=FakeStore())
+    nvml_after_init = nvml.read()
     versions = {"torch": torch.__version__, "cuda": torch.version.cuda,
                 "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
-                "gpu": torch.cuda.get_device_name(0), "capability": list(torch.cuda.get_device_capability(0))}
+                "gpu": torch.cuda.get_device_name(local_rank), "capability": list(torch.cuda.get_device_capability(local_rank)),
+                "backend": "nccl" if args.nccl else "fake"}
+    if args.nccl:
+        versions["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
     try:
         import transformers
         versions["transformers"] = transformers.__version__
@@ -242,7 +276,7 @@ def main(argv=None):
     param_count = sum(p.numel() for p in params_full)
     param_bytes = sum(p.numel() * p.element_size() for p in params_full)
     del params_full
-    wrapped, info = wrap(model, par, torch, dist)
+    wrapped, info = wrap(model, par, torch, dist, real=args.nccl)
     case.model = wrapped
     gc.collect()
     torch.cuda.synchronize()
@@ -334,7 +368,7 @@ def main(argv=None):
     iterations = []
     for _ in range(args.iterations):
         ph, micro, _ = one_iteration()
-        it = {"phases": ph, "before": ph["forward"]["before"]}
+        it = {"phases": ph, "before": ph["forward"]["before"], "nvml_after": nvml.read()}
         if micro:
             it["micro_phases"] = micro
         iterations.append(it)
@@ -373,12 +407,13 @@ def main(argv=None):
     result = {
         "case": spec["name"],
         "spec": spec_out,
-        "parallel": dict(par, world_size=world, rank=0, wrap=info),
+        "parallel": dict(par, world_size=world, rank=rank, wrap=info),
         "model": case.model_name,
         "model_config": case.model_config,
         "nvml_before_cuda": nvml_before_cuda,
         "versions": versions,
         "nvml_after_context": nvml_after_context,
+        "nvml_after_init": nvml_after_init,
         "stats_after_context": stats_after_context,
         "param_count": int(param_count),
         "param_tensors": len(params),

@@ -143,6 +143,13 @@ type Device struct {
 	// Kernels: the profile's library kernels against the rest of the run's
 	// outside memory (loaded lazily as kernels first ran).
 	Kernels Pair `json:"kernels"`
+	// NCCL: the profile's NCCL communicator memory in a per-rank estimate
+	// (Unknown in one-GPU estimates). Runs do not measure it apart: a run
+	// with a real NCCL process group counts it in its outside memory (taken
+	// out of Kernels.Measured with the estimated figure), a fake one has none.
+	NCCL Pair `json:"nccl"`
+	// RunNCCL is true when the run had a real NCCL process group.
+	RunNCCL bool `json:"run_nccl"`
 	// OtherOnDevice is the device's used memory at the end not held by the
 	// measured process (other processes; Unknown where NVML gave none).
 	OtherOnDevice int64 `json:"other_on_device"`
@@ -320,6 +327,15 @@ func (rep *Report) device(r *estimate.Result, m *Measured) {
 	d.Outside = Pair{r.Peak.DeviceUsedBytes - r.Peak.ReservedBytes, Unknown}
 	d.Context = Pair{termBytes(r, "CUDA context"), Unknown}
 	d.Kernels = Pair{termBytes(r, "library kernels"), Unknown}
+	d.NCCL = Pair{Unknown, Unknown}
+	if n := termBytes(r, "NCCL buffers"); n > 0 && r.Parallel != nil {
+		d.NCCL.Estimated = n
+	}
+	d.RunNCCL = m.Versions["backend"] == "nccl"
+	ncclInRun := int64(0)
+	if d.NCCL.Estimated > 0 && d.RunNCCL {
+		ncclInRun = d.NCCL.Estimated
+	}
 	d.OtherOnDevice = Unknown
 	if used >= 0 {
 		d.Outside.Measured = used - m.FinalStats.ReservedCurrent
@@ -330,7 +346,7 @@ func (rep *Report) device(r *estimate.Result, m *Measured) {
 	if ctx := m.NVMLAfterContext.ProcessUsed(); ctx >= 0 {
 		d.Context.Measured = ctx - m.StatsAfterContext.ReservedCurrent
 		if d.Outside.Measured >= 0 {
-			d.Kernels.Measured = d.Outside.Measured - d.Context.Measured
+			d.Kernels.Measured = d.Outside.Measured - d.Context.Measured - ncclInRun
 		}
 	}
 }
@@ -581,13 +597,25 @@ func (rep *Report) outsideCause(r *estimate.Result) {
 		signed(d.Used.Error()), signed(d.Reserved.Error()), mib(d.Reserved.Estimated), mib(d.Reserved.Measured), signed(d.Outside.Error()))
 	fmt.Fprintf(&b, " Outside (nvidia-smi − reserved): estimated %s from profile %s", mib(d.Outside.Estimated), r.GPU.Profile)
 	if d.Context.Estimated >= 0 && d.Kernels.Estimated >= 0 {
-		fmt.Fprintf(&b, " (CUDA context %s + library kernels %s)", mib(d.Context.Estimated), mib(d.Kernels.Estimated))
+		if d.NCCL.Estimated > 0 {
+			fmt.Fprintf(&b, " (CUDA context %s + library kernels %s + NCCL buffers %s)", mib(d.Context.Estimated), mib(d.Kernels.Estimated), mib(d.NCCL.Estimated))
+		} else {
+			fmt.Fprintf(&b, " (CUDA context %s + library kernels %s)", mib(d.Context.Estimated), mib(d.Kernels.Estimated))
+		}
 	}
 	fmt.Fprintf(&b, ", measured %s", mib(d.Outside.Measured))
 	if d.Context.Measured >= 0 {
-		fmt.Fprintf(&b, " (%s right after CUDA initialised, %s more as kernels loaded lazily)", mib(d.Context.Measured), mib(d.Kernels.Measured))
+		switch {
+		case d.NCCL.Estimated > 0 && d.RunNCCL:
+			fmt.Fprintf(&b, " (%s right after CUDA initialised, %s more as kernels loaded lazily, taking the estimated NCCL buffers as measured)", mib(d.Context.Measured), mib(d.Kernels.Measured))
+		default:
+			fmt.Fprintf(&b, " (%s right after CUDA initialised, %s more as kernels loaded lazily)", mib(d.Context.Measured), mib(d.Kernels.Measured))
+		}
 	}
 	b.WriteString(".")
+	if d.NCCL.Estimated > 0 && !d.RunNCCL {
+		fmt.Fprintf(&b, " The run had no NCCL communicator (one process, a fake process group), so the estimate's %s of NCCL buffers is not in it.", mib(d.NCCL.Estimated))
+	}
 	switch {
 	case abs(d.Outside.Error()) < 1<<20:
 		b.WriteString(" The profile matches within 1 MiB.")
