@@ -75,6 +75,11 @@ OUT.rank<r>.json (no trace), with NVML's reading of its process after every iter
 NCCL's own buffers are outside the caching allocator, so they show there and
 nowhere in the allocator counters. data must equal the number of processes.
 
+--trace-run records the measured iterations themselves, from the first
+(after the model and inputs are placed), marks named <iteration>.<phase>:
+it shows where the reserve grows, which --trace's extra steady iteration
+cannot.
+
 --trace records one extra steady-state iteration with
 torch.cuda.memory._record_memory_history (Python stacks, except for
 activation-checkpointed cases where torch 2.11 fails to record them inside
@@ -204,6 +209,7 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=3)
     ap.add_argument("--trace", help="also dump the allocator trace of one steady iteration (.jsonl.gz)")
     ap.add_argument("--nccl", action="store_true", help="a real NCCL process group under torchrun: every rank measures itself")
+    ap.add_argument("--trace-run", help="record the allocator trace of the measured iterations themselves, from the first (.jsonl.gz; marks named <iteration>.<phase>)")
     args = ap.parse_args(argv)
     local_rank = int(os.environ.get("LOCAL_RANK", "0")) if args.nccl else 0
 
@@ -366,12 +372,32 @@ def main(argv=None):
         return phases, micro, names
 
     iterations = []
-    for _ in range(args.iterations):
-        ph, micro, _ = one_iteration()
+    run_names = []
+    if args.trace_run:
+        gc.collect()
+        torch.cuda.synchronize()
+        torch.cuda.memory._record_memory_history(enabled="all", context=None if ckpt else "all", stacks="python",
+                                                 max_entries=10_000_000)
+
+        def run_mark():
+            torch.cuda.synchronize()
+            torch.cuda.memory._snapshot()
+    for k in range(args.iterations):
+        ph, micro, names = one_iteration(run_mark if args.trace_run else None)
+        # one_iteration marks its own start too: the trace's "start" for the
+        # first iteration, "<k>.begin" for the others
+        run_names += ([f"{k}.begin"] if k else []) + [f"{k}.{n}" for n in names]
         it = {"phases": ph, "before": ph["forward"]["before"], "nvml_after": nvml.read()}
         if micro:
             it["micro_phases"] = micro
         iterations.append(it)
+
+    if args.trace_run:
+        snap = torch.cuda.memory._snapshot()
+        torch.cuda.memory._record_memory_history(enabled=None)
+        dev = torch.cuda.current_device()
+        trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
+        mp.write_trace(args.trace_run, trace, run_names, " (the measured iterations from the first; marks are <iteration>.<phase>)")
 
     opt_state_bytes = 0
     if opt is not None:
