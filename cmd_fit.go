@@ -107,10 +107,13 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 		}
 		return ok, err
 	}
-	p1, ok, err := peak(1)
+	// The peak at 1 is needed only if 1 fits: a run past the limit stops
+	// early, and one that fits has run to its end.
+	ok, r1, err := p.fits(limit, append(settings, [2]string{key, "1"})...)
 	if err != nil || !ok {
 		return 0, "", err
 	}
+	p1 := r1.Peak.DeviceUsedBytes
 	// A second point far from 1 (the description's own value, when larger)
 	// gives a slope that already includes the terms growing with the size.
 	ref := max(p.baseValue(key), 2)
