@@ -25,6 +25,20 @@ func exampleFiles(t *testing.T) []string {
 	return files
 }
 
+// expanded loads and expands a bundled description.
+func expanded(t *testing.T, file string) (*spec.Model, *spec.Graph) {
+	t.Helper()
+	m, err := spec.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := family.Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, g
+}
+
 // A concurrent replay gives exactly the result of one after the other —
 // every phase, every event of the timeline — and so do the errors.
 func TestConcurrentReplayIsIdentical(t *testing.T) {
@@ -34,14 +48,7 @@ func TestConcurrentReplayIsIdentical(t *testing.T) {
 		files = files[:8]
 	}
 	for _, f := range files {
-		m, err := spec.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := family.Expand(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, g := expanded(t, f)
 		for _, opt := range []estimate.Options{{Timeline: true}, {Capacity: 40 << 30}, {Limit: 60 << 30}} {
 			seq, seqErr := estimate.Run(m, g, p, opt)
 			opt.Concurrent = true
@@ -61,14 +68,7 @@ func TestConcurrentReplayIsIdentical(t *testing.T) {
 // limit, and only then: a limit at the full run's figure lets it finish.
 func TestLimitStopsOnlyRunsThatPassIt(t *testing.T) {
 	p, _ := calibrate.Builtin("h200")
-	m, err := spec.Load("../examples/gpt2-fp32-adamw-b8.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := family.Expand(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, g := expanded(t, "../examples/gpt2-fp32-adamw-b8.yaml")
 	full, err := estimate.Run(m, g, p, estimate.Options{})
 	if err != nil {
 		t.Fatal(err)
