@@ -107,6 +107,8 @@ type sim struct {
 	// not yet sent to a concurrent replay (replay.go).
 	rp    replay
 	batch []request
+	// wsAfter is a backward GEMM whose workspaces follow its first allocation.
+	wsAfter *spec.Op
 	// curOp (+ curSuffix, joined only when an event is kept) names the op running.
 	curOp, curSuffix string
 }

@@ -112,19 +112,34 @@ func (s *sim) request(q request) (allocator.BlockID, error) {
 		q.block = s.nextBlock
 		s.nextBlock++
 	}
+	if err := s.send(q); err != nil {
+		return q.block, err
+	}
+	if op := s.wsAfter; op != nil && q.kind == reqAlloc {
+		// A backward GEMM's first output is made: now its workspace.
+		s.wsAfter = nil
+		if err := s.matmulWorkspaces(op, true); err != nil {
+			return q.block, err
+		}
+	}
+	return q.block, nil
+}
+
+// send replays q at once, or queues it for the concurrent replay.
+func (s *sim) send(q request) error {
 	r := &s.rp
 	if r.queue == nil {
 		r.apply(&q)
-		return q.block, r.err
+		return r.err
 	}
 	s.batch = append(s.batch, q)
 	if len(s.batch) == cap(s.batch) {
 		s.flush()
 	}
 	if r.failed.Load() {
-		return q.block, errReplayStopped
+		return errReplayStopped
 	}
-	return q.block, nil
+	return nil
 }
 
 // flush sends the queued requests to the concurrent replay.

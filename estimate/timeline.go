@@ -196,11 +196,17 @@ func (s *sim) execOp(i int, recompute bool) error {
 	for _, id := range op.Outputs {
 		s.maybeFree(s.storage(id))
 	}
+	s.releaseLocals(i, recompute)
+	return nil
+}
+
+// releaseLocals lets go of the Python locals held until op i has run.
+func (s *sim) releaseLocals(i int, recompute bool) {
 	for _, st := range s.lv.releaseAfter[i] {
 		// A recompute holds only what it made itself: a Python local it
 		// releases that was made before the block (the layer's input) was
 		// held by the original forward, and released there.
-		if recompute && s.g.Tensors[st].Op < s.lv.blockFirst[op.Block] {
+		if recompute && s.g.Tensors[st].Op < s.lv.blockFirst[s.g.Ops[i].Block] {
 			continue
 		}
 		if s.isLive[st] && s.holds[st] > 0 {
@@ -208,7 +214,6 @@ func (s *sim) execOp(i int, recompute bool) error {
 			s.maybeFree(st)
 		}
 	}
-	return nil
 }
 
 func (s *sim) forward() error {
@@ -409,11 +414,48 @@ func (s *sim) recompute(b int) error {
 		s.uses[st] = n
 	}
 	for i := first; i <= stop; i++ {
+		if i == stop && s.savesOnlyInputs(i) {
+			// The early stop comes in the pack hook of the last saver's
+			// saved tensors; an op saves its inputs before it runs, so one
+			// that saves nothing it makes stops before its outputs exist
+			// (measured: a Llama layer's recompute ends with mlp.mul's
+			// output; down_proj's output is never allocated).
+			s.stopBefore(i)
+			break
+		}
 		if err := s.execOp(i, true); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stopBefore is the recompute's early stop at op i, which saves only its
+// inputs: they are packed (held for backward), the op's reads are done, and
+// the Python locals the block held up to it are let go as the stop unwinds.
+func (s *sim) stopBefore(i int) {
+	op := &s.g.Ops[i]
+	s.curOp, s.curSuffix = op.Name, ""
+	for _, sv := range op.Saved {
+		s.holds[s.storage(sv)]++
+	}
+	for _, in := range op.Inputs {
+		st := s.storage(in)
+		s.uses[st]--
+		s.maybeFree(st)
+	}
+	s.releaseLocals(i, true)
+}
+
+// savesOnlyInputs reports whether every tensor op i saves for backward
+// exists before the op runs (none is its output or extra).
+func (s *sim) savesOnlyInputs(i int) bool {
+	for _, sv := range s.g.Ops[i].Saved {
+		if s.g.Tensors[s.storage(sv)].Op == i {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *sim) backward() error {
@@ -501,8 +543,12 @@ func (s *sim) backwardOp(i int) error {
 		return nil
 	}
 	s.curOp, s.curSuffix = op.Name, " (backward)"
-	if err := s.matmulWorkspaces(op, true); err != nil {
-		return err
+	// The GEMM allocates its output, then cuBLAS makes the autograd
+	// thread's workspace at its first call (measured: the lm_head weight's
+	// gradient comes before the workspace): the workspace follows this op's
+	// first allocation (request, replay.go).
+	if op.Matmul != spec.MatmulNone {
+		s.wsAfter = op
 	}
 	type pending struct {
 		t spec.TensorID
@@ -553,6 +599,12 @@ func (s *sim) backwardOp(i int) error {
 	}
 	for _, id := range op.BackwardTemps {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
+			return err
+		}
+	}
+	if s.wsAfter != nil { // nothing was allocated
+		s.wsAfter = nil
+		if err := s.matmulWorkspaces(op, true); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,42 @@
+package estimate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/estimate"
+)
+
+// Orders measured on an H200 (the first-iteration allocator trace of
+// llama-small-bf16-ddp-ckpt-w2, probe --trace-run): a backward GEMM's
+// output comes before the cuBLAS workspace its first call makes — the
+// lm_head weight's gradient, then the autograd thread's workspace — and a
+// checkpointed Llama layer's recompute stops before down_proj, which saves
+// only its input, so down_proj's output is not made again.
+func TestMeasuredBackwardOrders(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	m, g := expanded(t, "../examples/measured/llama-small-bf16-adamw-ckpt-b4.yaml")
+	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workspace := -1
+	for i, e := range r.Timeline {
+		if e.Iteration != 1 || e.Phase != estimate.PhaseBackward || e.Action != estimate.ActionAlloc {
+			continue
+		}
+		if e.Tensor == "cublas workspace (autograd thread)" {
+			workspace = i
+			if prev := r.Timeline[i-1]; prev.Tensor != "lm_head.weight.grad" {
+				t.Errorf("the autograd workspace follows %q (want lm_head.weight.grad)", prev.Tensor)
+			}
+		}
+		if strings.HasSuffix(e.Tensor, "mlp.down_proj.out") {
+			t.Errorf("the recompute made %s again", e.Tensor)
+		}
+	}
+	if workspace < 0 {
+		t.Error("no autograd workspace in the first backward")
+	}
+}
