@@ -102,7 +102,11 @@ func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun, real boo
 		e := relErr(est, meas)
 		mark := ""
 		if limit > 0 && math.Abs(e) > limit {
-			if reason, ok := parallelKnownMisses[r.Name][what]; ok && real {
+			known := fakeDifferences
+			if real {
+				known = parallelKnownMisses
+			}
+			if reason, ok := known[r.Name][what]; ok {
 				mark = "  KNOWN MISS: " + reason
 			} else {
 				mark = fmt.Sprintf("  FAIL (> %.0f%%)", limit*100)
@@ -157,12 +161,31 @@ func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun, real boo
 	}
 }
 
+// fakeDifferences are figures where a fake-process-group run is expected to
+// differ from the estimate, which models real NCCL: its collectives finish
+// at once.
+var fakeDifferences = map[string]map[string]string{
+	"gpt2-fp32-ddp-mb2-w2": fakeDDPRebuild,
+	"gpt2-fp32-ddp-mb2-w4": fakeDDPRebuild,
+}
+
+// fakeDDPRebuild: DDP's buckets rebuilt within the first step (micro-batches).
+var fakeDDPRebuild = map[string]string{
+	"iter 1 forward   peak allocated": "the fake all-reduce finishes at once, so DDP's old buckets go at the rebuild; NCCL holds them until its watchdog reaps the work, as modelled (real runs: parallel-nccl/gpt2-fp32-ddp-mb2-w2)",
+	"iter 1 backward  peak allocated": "as the forward: the old buckets, held with NCCL",
+	"first-iteration peak allocated":  "as the forward: the old buckets, held with NCCL",
+}
+
 // parallelKnownMisses are figures of real NCCL runs outside the tolerance,
 // with their cause as far as it is known; printed as KNOWN MISS, not held.
 var parallelKnownMisses = map[string]map[string]string{
 	"llama-small-bf16-ddp-ckpt-w2": {
 		"steady peak reserved":            "the model grows the reserve by a third 250 MiB segment (the fp32 logits' gradient, grad(loss.flatten.out)) in the second step's backward, where PyTorch finds a cached block; the fake-process-group run shows the same +250 MiB (2650 vs 2400 MiB). The two real ranks also differ: rank 0 reserves 2400 MiB, rank 1 2776 MiB — blocks waiting on the all-reduce's stream are freed at times that differ between ranks",
 		"nvidia-smi (process, with NCCL)": "follows the reserved miss (+250 MiB on rank 0)",
+	},
+	"gpt2-fp32-ddp-mb2-w2": {
+		"iter 1 optimizer peak allocated": "NCCL's watchdog reaped the old DDP buckets (474.7 MiB) only in the next step on this rank; the model frees them at the end of the step's backward, as the other rank did",
+		"iter 1 zero_grad peak allocated": "as the optimizer: the old buckets still held on this rank",
 	},
 }
 
@@ -174,8 +197,8 @@ var parallelKnownMisses = map[string]map[string]string{
 // the table.
 func TestParallelNCCLAccuracy(t *testing.T) {
 	files, _ := filepath.Glob("testdata/measured/h200/parallel-nccl/*.rank*.json")
-	if len(files) < 16 {
-		t.Fatalf("%d real NCCL rank measurements (want 16: DDP and FSDP2, with and without checkpointing, GPT-2 and Llama, 2 ranks each)", len(files))
+	if len(files) < 26 {
+		t.Fatalf("%d real NCCL rank measurements (want 26: DDP and FSDP2 with and without checkpointing for GPT-2 and Llama, ZeRO-1, ZeRO-2 and micro-batches; 2 ranks each)", len(files))
 	}
 	for _, mf := range files {
 		base := filepath.Base(mf)

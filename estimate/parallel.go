@@ -14,7 +14,14 @@ package estimate
 // everything together before the first backward) — and rebuilds them at the
 // second forward in gradient-ready order: a first bucket closed at 1 MiB,
 // the next ones at bucket_cap_mb (25 MiB), each closed once it reaches its
-// cap. The old buckets are freed before the new ones are made. With
+// cap. The old buckets are freed before the new ones are made — unless the
+// rebuild comes within the step whose first backward all-reduced them
+// (micro-batches): NCCL's process group keeps the tensors of a collective
+// until its watchdog thread reaps the finished work, which it had not done
+// by the next micro-batch's backward on either of two real ranks measured
+// (it freed the 474.7 MiB bucket of GPT-2 late in that backward on one
+// rank, in the next step on the other); the model frees them at the end of
+// that backward. With
 // gradient_as_bucket_view=False (the default) .grad stays a tensor of its own
 // and is copied into the bucket; with True the grad AccumulateGrad made is
 // replaced by a view of the bucket right after it is made. NCCL's
@@ -76,6 +83,10 @@ type parallelSim struct {
 	bucketBytes []int64
 	rebuilt     bool
 	readyOrder  []spec.TensorID
+	// readyIteration is the step whose backward set readyOrder; stale holds
+	// the buckets a rebuild in that same step replaced, until the backward ends.
+	readyIteration int
+	stale          []allocator.BlockID
 
 	// ZeRO-1: parameters whose optimizer state rank 0 holds.
 	owned []bool
@@ -303,8 +314,13 @@ func (ps *parallelSim) forwardStart() error {
 	if ps.ddp() && !ps.rebuilt && len(ps.readyOrder) > 0 {
 		ps.rebuilt = true
 		s.curOp, s.curSuffix = "DDP bucket rebuild", ""
-		for k, blk := range ps.buckets {
-			ps.release("DDP gradient bucket ", fmt.Sprint(k), blk, spec.RoleCollective)
+		if s.iteration == ps.readyIteration {
+			// Their all-reduce is not reaped yet (see the top of the file).
+			ps.stale = ps.buckets
+		} else {
+			for k, blk := range ps.buckets {
+				ps.release("DDP gradient bucket ", fmt.Sprint(k), blk, spec.RoleCollective)
+			}
 		}
 		ps.buckets, ps.bucketBytes = nil, nil
 		return ps.allocBuckets(ps.readyOrder, []int64{firstBucketBytes, ps.p.BucketCapBytes()})
@@ -524,6 +540,13 @@ func (ps *parallelSim) backwardEnd() error {
 	s := ps.s
 	if ps.ddp() && ps.readyOrder == nil {
 		ps.readyOrder = append([]spec.TensorID{}, s.paramGradOrder...)
+		ps.readyIteration = s.iteration
+	} else if len(ps.stale) > 0 {
+		s.curOp, s.curSuffix = "DDP: NCCL work reaped", ""
+		for k, blk := range ps.stale {
+			ps.release("DDP gradient bucket ", fmt.Sprint(k)+" (replaced)", blk, spec.RoleCollective)
+		}
+		ps.stale = nil
 	}
 	if ps.units == nil {
 		return nil
