@@ -180,16 +180,7 @@ func (s *sim) execOp(i int, recompute bool) error {
 	for k := len(op.Temps) - 1; k >= 0; k-- {
 		s.free(op.Temps[k])
 	}
-	if hold {
-		for _, sv := range op.Saved {
-			s.holds[s.storage(sv)]++
-		}
-	}
-	for _, in := range op.Inputs {
-		st := s.storage(in)
-		s.uses[st]--
-		s.maybeFree(st)
-	}
+	s.packAndRead(op, hold)
 	for _, id := range op.Extra {
 		s.maybeFree(id)
 	}
@@ -436,15 +427,23 @@ func (s *sim) recompute(b int) error {
 func (s *sim) stopBefore(i int) {
 	op := &s.g.Ops[i]
 	s.curOp, s.curSuffix = op.Name, ""
-	for _, sv := range op.Saved {
-		s.holds[s.storage(sv)]++
+	s.packAndRead(op, true)
+	s.releaseLocals(i, true)
+}
+
+// packAndRead holds what op saves for backward (when hold), then counts its
+// reads done, freeing inputs nobody needs any more.
+func (s *sim) packAndRead(op *spec.Op, hold bool) {
+	if hold {
+		for _, sv := range op.Saved {
+			s.holds[s.storage(sv)]++
+		}
 	}
 	for _, in := range op.Inputs {
 		st := s.storage(in)
 		s.uses[st]--
 		s.maybeFree(st)
 	}
-	s.releaseLocals(i, true)
 }
 
 // savesOnlyInputs reports whether every tensor op i saves for backward
