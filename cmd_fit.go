@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,6 +225,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	defer manyEstimates()()
 	limit := int64(float64(p.prof.TotalBytes) * (1 - h))
 	t := p.base.Training
 	// Every line is its own search or estimate: they run on every core
@@ -304,6 +307,20 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// manyEstimates raises the garbage collector's target while a command runs
+// many estimates, and returns what restores it. Each estimate leaves about
+// 10 MB of short-lived garbage; collecting at 5× the live heap instead of
+// 2× made the 1,000-point 405B sweep 18% faster (20.5 → 16.8 s) for a
+// largest resident size of 147 MB instead of 67 MB. A GOGC the user set
+// is left alone.
+func manyEstimates() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // inParallel runs job(0) … job(n-1) on every core and returns their
@@ -436,6 +453,7 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer manyEstimates()()
 	type axis struct {
 		key    string
 		values []string
