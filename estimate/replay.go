@@ -56,6 +56,7 @@ type LimitError struct {
 	Phase           Phase
 }
 
+// Error says what limit was passed, by how much, and where.
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("the predicted nvidia-smi figure passed %d bytes (%d in %s of iteration %d)", e.Limit, e.DeviceUsedBytes, e.Phase, e.Iteration)
 }
