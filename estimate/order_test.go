@@ -9,12 +9,13 @@ import (
 )
 
 // Orders measured on an H200 (the first-iteration allocator trace of
-// llama-small-bf16-ddp-ckpt-w2, probe --trace-run): a backward GEMM's
-// output comes before the cuBLAS workspace its first call makes — the
-// lm_head weight's gradient, then the autograd thread's workspace — and a
+// llama-small-bf16-ddp-ckpt-w2, probe --trace-run): a GEMM's output comes
+// before the cuBLAS workspace its first call makes — in the forward the
+// rotary embedding's inv_freq @ positions, in the backward the lm_head
+// weight's gradient, then the autograd thread's workspace — and a
 // checkpointed Llama layer's recompute stops before down_proj, which saves
 // only its input, so down_proj's output is not made again.
-func TestMeasuredBackwardOrders(t *testing.T) {
+func TestMeasuredOrders(t *testing.T) {
 	p, _ := calibrate.Builtin("h200")
 	m, g := expanded(t, "../examples/measured/llama-small-bf16-adamw-ckpt-b4.yaml")
 	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
@@ -23,6 +24,11 @@ func TestMeasuredBackwardOrders(t *testing.T) {
 	}
 	workspace := -1
 	for i, e := range r.Timeline {
+		if e.Iteration == 1 && e.Phase == estimate.PhaseForward && e.Tensor == "cublas workspace (main thread)" {
+			if prev := r.Timeline[i-1]; prev.Tensor != "model.rotary_emb.freqs.out" {
+				t.Errorf("the main thread's workspace follows %q (want model.rotary_emb.freqs.out: the rotary bmm is the first GEMM)", prev.Tensor)
+			}
+		}
 		if e.Iteration != 1 || e.Phase != estimate.PhaseBackward || e.Action != estimate.ActionAlloc {
 			continue
 		}

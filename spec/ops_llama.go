@@ -187,7 +187,11 @@ func (b *Builder) RotaryCosSin(name string, seq, dim int64, dt DType) (cos, sin 
 		}
 		inv := ng("expand_copy", "inv_freq_expanded", nil, 1, dim/2, 1)
 		pos := ng("to_copy", "position_ids_float", nil, 1, 1, seq)
-		freqs := ng("bmm", "freqs", []TensorID{inv, pos}, 1, dim/2, seq)
+		// inv_freq @ positions is a cuBLAS GEMM: the first of the forward,
+		// so the main thread's workspace is made here (measured: the 32 MiB
+		// workspace follows freqs' output in the first step's trace).
+		freqs := b.Emit(OpSpec{Kind: "bmm", Name: "freqs", Inputs: []TensorID{inv, pos}, NoGrad: true, Matmul: MatmulCublas,
+			Outputs: []TensorSpec{TS("out", FP32, 1, dim/2, seq)}})[0]
 		emb := ng("cat", "emb", []TensorID{freqs}, 1, seq, dim)
 		c0 := ng("cos", "cos", []TensorID{emb}, 1, seq, dim)
 		c := ng("mul_scalar", "cos_scaled", []TensorID{c0}, 1, seq, dim)
