@@ -164,6 +164,10 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},
 			BackwardTemps: []TensorSpec{TS("result_cubed", FP32, stat...), TS("scaled", FP32, stat...)}})[0]
 		hn := b.MulOperands("mul_rsqrt", h, rs)
+		// `hidden_states = hidden_states * rsqrt(...)`: the operands go as
+		// the product returns (the rsqrt first), then the rebinding drops
+		// the fp32 copy (measured order).
+		b.HoldUntilLastOp(h)
 		n := b.Cast("to_input_dtype", hn, dt)
 		odt := promote(b.DType(w), b.DType(n))
 		ns := b.Shape(n)
