@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 
@@ -44,7 +45,7 @@ func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
 		}
 		return nil, err
 	}
-	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline, Concurrent: true})
+	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline, Concurrent: runtime.GOMAXPROCS(0) > 1})
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) int {

@@ -65,7 +65,8 @@ func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, err
 	if err != nil {
 		return nil, err
 	}
-	return estimate.Run(m, g, p.prof, estimate.Options{Version: version, Limit: limit, Concurrent: !p.serial, PeaksOnly: true})
+	concurrent := !p.serial && runtime.GOMAXPROCS(0) > 1
+	return estimate.Run(m, g, p.prof, estimate.Options{Version: version, Limit: limit, Concurrent: concurrent, PeaksOnly: true})
 }
 
 // fits reports whether the variant's nvidia-smi peak stays within limit;
@@ -264,7 +265,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	}
 	variants := len(lines)
 	lines = append(lines, fitParallel(p, limit)...) // cmd_fit_parallel.go
-	p.serial = runtime.GOMAXPROCS(0) > 1
+	p.serial = true                                 // the lines keep every core busy
 	type line struct {
 		text string
 		err  error
