@@ -119,3 +119,35 @@ func TestPeaksOnly(t *testing.T) {
 		}
 	}
 }
+
+// A run that runs out of memory in its second or third step (past the
+// point where the timeline waits for the replay's verdict on step 2) ends
+// with the same error whether the replay is concurrent or not, and never
+// leaves either half waiting.
+func TestConcurrentReplayFailsLate(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	m, g := expanded(t, "../examples/parallel/gpt2-fp32-ddp-mb2-w2.yaml")
+	full, err := estimate.Run(m, g, p, estimate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := full.Iterations[0]
+	var firstReserved int64
+	for _, ph := range first.Phases {
+		firstReserved = max(firstReserved, ph.PeakReservedBytes)
+	}
+	if full.Peak.ReservedBytes <= firstReserved {
+		t.Fatalf("the example's reserve does not grow after step 1 (%d ≤ %d)", full.Peak.ReservedBytes, firstReserved)
+	}
+	for _, capacity := range []int64{firstReserved, (firstReserved + full.Peak.ReservedBytes) / 2} {
+		_, seqErr := estimate.Run(m, g, p, estimate.Options{Capacity: capacity})
+		_, conErr := estimate.Run(m, g, p, estimate.Options{Capacity: capacity, Concurrent: true})
+		if seqErr == nil || conErr == nil || seqErr.Error() != conErr.Error() {
+			t.Errorf("capacity %d: errors %v / %v (want the same out-of-memory error)", capacity, seqErr, conErr)
+		}
+		t.Logf("capacity %d: %v", capacity, conErr)
+		if !estimate.IsOutOfMemory(conErr) {
+			t.Errorf("capacity %d: %v is not an out-of-memory error", capacity, conErr)
+		}
+	}
+}
