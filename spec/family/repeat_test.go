@@ -63,6 +63,44 @@ func TestRepeatWritesTheBuiltGraph(t *testing.T) {
 		}
 	}
 	t.Logf("%d graphs compared, %d of them with written copies", n, writtenGraphs)
+	for _, src := range []string{
+		// Qwen2 with sliding windows from layer 5 on: two runs of alike layers.
+		`name: q
+model:
+  architecture: Qwen2ForCausalLM
+  config: {vocab_size: 1000, hidden_size: 256, intermediate_size: 512, num_hidden_layers: 12, num_attention_heads: 4, num_key_value_heads: 2, use_sliding_window: true, sliding_window: 64, max_window_layers: 5, use_cache: false}
+training: {batch_size: 2, seq_len: 128, precision: bf16, optimizer: adamw}
+`,
+		// Mistral's window shorter than the sequence, under checkpointing and autocast.
+		`name: m
+model:
+  architecture: MistralForCausalLM
+  config: {vocab_size: 1000, hidden_size: 256, intermediate_size: 512, num_hidden_layers: 9, num_attention_heads: 4, num_key_value_heads: 2, sliding_window: 64, use_cache: false}
+training: {batch_size: 2, seq_len: 128, precision: amp-bf16, optimizer: adamw, activation_checkpointing: true}
+`,
+	} {
+		m, err := spec.Parse("x.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bld *spec.Builder
+		written, err := expand(m, options{built: func(b *spec.Builder) { bld = b }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		built, err := expand(m, options{everyCopy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(written, built) {
+			t.Errorf("%s: the written graph differs from the built one", m.Name)
+			reportFirstDifference(t, written, built)
+		}
+		if bld.WrittenCopies() == 0 {
+			t.Errorf("%s: no copies written", m.Name)
+		}
+		t.Logf("%s: %d copies written", m.Name, bld.WrittenCopies())
+	}
 	if writtenGraphs < n/2 {
 		t.Errorf("only %d of %d graphs had copies written: Repeat's check fails where it should pass", writtenGraphs, n)
 	}
