@@ -26,7 +26,7 @@ func (s *sim) result() *Result {
 		Timeline:   s.rp.events,
 		Warnings:   []string{},
 	}
-	outside := p.OutsideAllocator(s.train) + s.ncclBytes()
+	outside := s.rp.outside // context, kernels and NCCL, as the replay's limit counts them
 	var best *PhaseRun
 	bestIt := 0
 	maxReserved := int64(0)
