@@ -318,9 +318,7 @@ func (ps *parallelSim) forwardStart() error {
 			// Their all-reduce is not reaped yet (see the top of the file).
 			ps.stale = ps.buckets
 		} else {
-			for k, blk := range ps.buckets {
-				ps.release("DDP gradient bucket ", fmt.Sprint(k), blk, spec.RoleCollective)
-			}
+			ps.releaseBuckets(ps.buckets, "")
 		}
 		ps.buckets, ps.bucketBytes = nil, nil
 		return ps.allocBuckets(ps.readyOrder, []int64{firstBucketBytes, ps.p.BucketCapBytes()})
@@ -330,6 +328,14 @@ func (ps *parallelSim) forwardStart() error {
 		return ps.preForward(ps.root)
 	}
 	return nil
+}
+
+// releaseBuckets frees DDP's bucket buffers, each event named with its
+// index and suffix.
+func (ps *parallelSim) releaseBuckets(buckets []allocator.BlockID, suffix string) {
+	for k, blk := range buckets {
+		ps.release("DDP gradient bucket ", fmt.Sprint(k)+suffix, blk, spec.RoleCollective)
+	}
 }
 
 // unshard all-gathers a unit: the flat buffer on the all-gather stream
@@ -543,9 +549,7 @@ func (ps *parallelSim) backwardEnd() error {
 		ps.readyIteration = s.iteration
 	} else if len(ps.stale) > 0 {
 		s.curOp, s.curSuffix = "DDP: NCCL work reaped", ""
-		for k, blk := range ps.stale {
-			ps.release("DDP gradient bucket ", fmt.Sprint(k)+" (replaced)", blk, spec.RoleCollective)
-		}
+		ps.releaseBuckets(ps.stale, " (replaced)")
 		ps.stale = nil
 	}
 	if ps.units == nil {
