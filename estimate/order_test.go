@@ -46,3 +46,44 @@ func TestMeasuredOrders(t *testing.T) {
 		t.Error("no autograd workspace in the first backward")
 	}
 }
+
+// A checkpointed op's recomputed saved tensors die with its backward
+// function's locals, before the autograd engine reduces a broadcast
+// gradient; other saved tensors go after that reduction, with the node's
+// variables. Measured (the steady trace of holdout3's
+// vit-fp32-sgd-ckpt-b32): a ViT fc2's recomputed input, the GELU output,
+// is freed between its weight's gradient and its bias's staging buffer.
+func TestRecomputedSavedDieBeforeReduction(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	for _, c := range []struct {
+		file    string
+		freedAt func(staging, freed int) bool
+	}{
+		{"../examples/holdout3/vit-fp32-sgd-ckpt-b32.yaml", func(staging, freed int) bool { return freed < staging }},
+		{"../examples/measured/vit-fp32-adamw-b32.yaml", func(staging, freed int) bool { return freed > staging }},
+	} {
+		m, g := expanded(t, c.file)
+		r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		staging, freed := -1, -1
+		for i, e := range r.Timeline {
+			if e.Iteration != 2 || e.Phase != estimate.PhaseBackward {
+				continue
+			}
+			switch {
+			case e.Action == estimate.ActionAlloc && e.Tensor == "vit.layers.0.mlp.fc2.reduce_staging":
+				staging = i
+			case e.Action == estimate.ActionFree && e.Tensor == "vit.layers.0.mlp.activation_fn.out":
+				freed = i
+			}
+		}
+		if staging < 0 || freed < 0 {
+			t.Fatalf("%s: staging buffer at %d, fc2 input freed at %d", c.file, staging, freed)
+		}
+		if !c.freedAt(staging, freed) {
+			t.Errorf("%s: fc2's saved input freed at event %d, its bias's staging buffer made at %d", c.file, freed, staging)
+		}
+	}
+}

@@ -596,7 +596,20 @@ func (s *sim) backwardOp(i int) error {
 			}
 		}
 	}
-	for _, id := range op.BackwardTemps {
+	// The backward function's own temporaries; then, once it returns, the
+	// engine reduces broadcast gradients (ReduceTemps). What a checkpointed
+	// op saved was recomputed and unpacked into the function's locals,
+	// whose last reference dies as it returns — before that reduction
+	// (measured: a ViT fc2's recomputed input is freed between its weight's
+	// gradient and its bias's staging buffer). Other saved tensors go when
+	// the engine releases the node's variables, after its incoming
+	// gradients.
+	recomputed := s.checkpointed(op) && s.recomputed[op.Block]
+	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
+	for k, id := range op.BackwardTemps {
+		if k == reduceFrom && recomputed {
+			s.releaseSaved(i)
+		}
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
 		}
@@ -606,6 +619,9 @@ func (s *sim) backwardOp(i int) error {
 		if err := s.matmulWorkspaces(op, true); err != nil {
 			return err
 		}
+	}
+	if recomputed {
+		s.releaseSaved(i) // no reduction (releaseSaved runs once)
 	}
 	for k := len(op.BackwardTemps) - 1; k >= 0; k-- {
 		s.free(op.BackwardTemps[k])

@@ -208,6 +208,9 @@ type OpSpec struct {
 	Temps   []TensorSpec
 	// BackwardTemps are allocated in the op's backward after the input gradients.
 	BackwardTemps []TensorSpec
+	// ReduceTemps counts the last BackwardTemps that are the engine's
+	// reduction of a broadcast gradient (Op.ReduceTemps).
+	ReduceTemps int
 	// Saved names saved inputs/params by id.
 	Saved []TensorID
 	// SaveOut and SaveExtra name saved outputs and extras by index.
@@ -313,10 +316,12 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 				b.g.Tensors[op.GradInputs[i]].Op = idx
 			}
 		}
+		op.ReduceTemps = s.ReduceTemps
 		if !reqGrad {
 			op.Saved = nil
 			op.Extra = nil
 			op.BackwardTemps = nil
+			op.ReduceTemps = 0
 		}
 	}
 	for _, ts := range s.Temps {

@@ -126,6 +126,11 @@ type Op struct {
 	// BackwardTemps are allocated in order during the op's backward, after the
 	// input gradients, and freed when it ends.
 	BackwardTemps []TensorID `json:"backward_temps,omitempty"`
+	// ReduceTemps is how many of the last BackwardTemps the autograd engine
+	// allocates after the backward function returns: the staging buffers of
+	// the sum that reduces a broadcast gradient (a Linear's bias, a norm's
+	// weight) to its input's shape (validate_outputs' sum_to).
+	ReduceTemps int `json:"reduce_temps,omitempty"`
 	// GradInputs are the gradients the backward produces for Inputs that require
 	// grad, aligned with Inputs (NoTensor where none flows).
 	GradInputs []TensorID `json:"grad_inputs,omitempty"`

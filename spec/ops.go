@@ -103,6 +103,7 @@ func (b *Builder) Linear(name string, x, w, bias TensorID) TensorID {
 				id := b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)
 				b.g.Tensors[id].Op = len(b.g.Ops) - 1
 				op.BackwardTemps = append(op.BackwardTemps, id)
+				op.ReduceTemps++
 			}
 		}
 	}

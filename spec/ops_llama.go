@@ -172,9 +172,10 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 		odt := promote(b.DType(w), b.DType(n))
 		ns := b.Shape(n)
 		temps := []TensorSpec{TS("grad_times_input", odt, ns...)}
-		temps = append(temps, stagingTemps(rows(ns), ns[len(ns)-1])...)
+		staging := stagingTemps(rows(ns), ns[len(ns)-1])
+		temps = append(temps, staging...)
 		out = b.Emit(OpSpec{Kind: "mul", Name: "mul_weight", Inputs: []TensorID{n}, Params: []TensorID{w},
-			Outputs: []TensorSpec{TS("out", odt, ns...)}, Saved: []TensorID{w, n}, BackwardTemps: temps})[0]
+			Outputs: []TensorSpec{TS("out", odt, ns...)}, Saved: []TensorID{w, n}, BackwardTemps: temps, ReduceTemps: len(staging)})[0]
 		b.HoldUntilLastOp(variance, hn)
 	})
 	return out
