@@ -87,3 +87,38 @@ func TestRecomputedSavedDieBeforeReduction(t *testing.T) {
 		}
 	}
 }
+
+// Eager attention's Python locals, as measured in fp32 inference
+// (holdout3's llama-small-eager-fp32-infer-b8-s1024): the repeated key
+// lives until eager_attention_forward returns, after the output's
+// contiguous copy; the attention weights it returns stay in the decoder
+// layer's `_` until the layer returns, after add_mlp.
+func TestEagerAttentionLocals(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	m, g := expanded(t, "../examples/holdout3/llama-small-eager-fp32-infer-b8-s1024.yaml")
+	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, e := range r.Timeline {
+		if e.Iteration != 2 {
+			continue
+		}
+		key := e.Action.String() + " " + e.Tensor
+		if _, ok := at[key]; !ok {
+			at[key] = i
+		}
+	}
+	before := func(a, b string) {
+		t.Helper()
+		ia, oka := at[a]
+		ib, okb := at[b]
+		if !oka || !okb || ia >= ib {
+			t.Errorf("%q (event %d, found %v) should come before %q (event %d, found %v)", a, ia, oka, b, ib, okb)
+		}
+	}
+	const l = "model.layers.1."
+	before("alloc "+l+"self_attn.eager.transpose_contiguous.out", "free "+l+"self_attn.eager.repeat_k.out")
+	before("alloc "+l+"add_mlp.out", "free "+l+"self_attn.eager.softmax.out")
+}

@@ -146,13 +146,13 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 	b := g.b
 	residual := h
 	x := b.LayerNorm("ln_1", h, ln1w, ln1b)
-	var attnOut spec.TensorID
+	attnOut, weights := spec.NoTensor, spec.NoTensor
 	b.Scoped("attn", func() {
 		qkv := g.conv1D("c_attn", x, attnW, attnB)
 		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, g.hd})
 		var o spec.TensorID
 		if g.eager {
-			o = g.eagerAttention(parts[0], parts[1], parts[2])
+			o, weights = g.eagerAttention(parts[0], parts[1], parts[2])
 		} else {
 			k, v := parts[1], parts[2]
 			if g.useCache {
@@ -180,8 +180,9 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 		mlpOut = b.Dropout("dropout", y, g.resid)
 	})
 	h = b.Add("add_mlp", residual, mlpOut)
-	// attn_output and feed_forward_hidden_states are locals of GPT2Block.forward.
-	b.HoldUntilLastOp(attnOut, mlpOut)
+	// attn_output, self_attn_weights (eager attention's weights) and
+	// feed_forward_hidden_states are locals of GPT2Block.forward.
+	b.HoldUntilLastOp(attnOut, weights, mlpOut)
 	return h
 }
 
@@ -214,9 +215,10 @@ func (g *gpt2) activation(name string, x spec.TensorID) spec.TensorID {
 
 // eagerAttention is GPT-2's eager_attention_forward: q·kᵀ, scaling, the
 // causal mask, softmax, dropout and ·v, each materialising [B, H, S, S].
-func (g *gpt2) eagerAttention(q, k, v spec.TensorID) spec.TensorID {
+// Returns the output's contiguous copy and the weights (dropout's output),
+// which GPT2Attention returns with it.
+func (g *gpt2) eagerAttention(q, k, v spec.TensorID) (out, weights spec.TensorID) {
 	b := g.b
-	var out spec.TensorID
 	b.Scoped("eager", func() {
 		scores := b.Matmul("qk", q, k, []int64{g.batch, g.heads, g.seq, g.seq})
 		scores = b.Scale("scale", scores)
@@ -225,9 +227,9 @@ func (g *gpt2) eagerAttention(q, k, v spec.TensorID) spec.TensorID {
 			Outputs: []spec.TensorSpec{spec.TS("out", b.DType(scores), b.Shape(scores)...)}})[0]
 		p := b.Softmax("softmax", scores)
 		p = b.Cast("type_as_value", p, b.DType(v))
-		p = b.Dropout("attn_dropout", p, g.attnDrop)
-		o := b.Matmul("pv", p, v, b.Shape(q))
+		weights = b.Dropout("attn_dropout", p, g.attnDrop)
+		o := b.Matmul("pv", weights, v, b.Shape(q))
 		out = b.Contiguous("transpose_contiguous", o, b.Shape(q)...)
 	})
-	return out
+	return out, weights
 }

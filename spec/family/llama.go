@@ -275,7 +275,7 @@ func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
 	b := l.b
 	n := b.LlamaRMSNorm("input_layernorm", x, p.inNorm)
-	attn := l.attention(n, p, cos, sin, mask)
+	attn, weights := l.attention(n, p, cos, sin, mask)
 	// hidden_states (the norm output) is rebound when self_attn returns.
 	b.HoldUntilLastOp(n)
 	h := b.AddMixed("add_attn", x, attn)
@@ -289,7 +289,12 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 		y = b.Linear("down_proj", y, p.down, p.downB)
 	})
 	b.HoldUntilLastOp(n2)
-	return b.AddMixed("add_mlp", h, y)
+	out := b.AddMixed("add_mlp", h, y)
+	// `hidden_states, _ = self.self_attn(...)`: the attention weights eager
+	// attention returns stay in `_` until the layer returns (measured: a
+	// [B, H, S, S] softmax freed after add_mlp in fp32 inference).
+	b.HoldUntilLastOp(weights)
+	return out
 }
 
 func (l *llama) activation(name string, x spec.TensorID) spec.TensorID {
@@ -308,10 +313,11 @@ func (l *llama) activation(name string, x spec.TensorID) spec.TensorID {
 // attention is LlamaAttention.forward (Mistral's and Qwen2's are the same
 // ops): projections, rotary embeddings, the KV-cache copies when use_cache,
 // SDPA (or eager attention) and o_proj. query/key/value_states are locals
-// that live until the module returns.
-func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
+// that live until the module returns. It also returns eager attention's
+// weights (spec.NoTensor for SDPA), which the module returns too.
+func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) (out, weights spec.TensorID) {
 	b := l.b
-	var out spec.TensorID
+	weights = spec.NoTensor
 	b.Scoped("self_attn", func() {
 		bsz, s, d := l.batch, l.seq, l.headDim
 		qp := b.Linear("q_proj", x, p.q, p.qb)
@@ -342,8 +348,7 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		var o spec.TensorID
 		switch {
 		case l.eager:
-			o = l.eagerAttention(q, k, v, mask)
-			o = b.Contiguous("transpose_contiguous", o, bsz, s, l.heads, d)
+			o, weights = l.eagerAttention(q, k, v, mask)
 		case mask != spec.NoTensor:
 			o = l.maskedSDPA(q, k, v, mask)
 		default:
@@ -358,7 +363,7 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		out = b.Linear("o_proj", merged, p.o, p.ob)
 		b.HoldUntilLastOp(q, k, v)
 	})
-	return out
+	return out, weights
 }
 
 // maskedSDPA is SDPA with an explicit (sliding-window) bool mask: transformers
@@ -383,10 +388,12 @@ func (l *llama) repeatKV(name string, x spec.TensorID) spec.TensorID {
 
 // eagerAttention is eager_attention_forward: repeat_kv copies, q·kᵀ,
 // scaling, the additive mask, an fp32 softmax cast back to q's dtype,
-// dropout and ·v. Returns [B, H, S, D].
-func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) spec.TensorID {
+// dropout, ·v and the transpose(1, 2).contiguous() copy. Returns that
+// [B, S, H, D] copy and the attention weights (dropout's output), which the
+// function returns too. The repeated key and value are its locals until it
+// returns (measured in fp32 inference: freed after the copy).
+func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.TensorID) {
 	b := l.b
-	var out spec.TensorID
 	b.Scoped("eager", func() {
 		if l.kvHeads != l.heads {
 			k = l.repeatKV("repeat_k", k)
@@ -403,10 +410,12 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) spec.TensorID {
 		w = b.Cast("softmax_input", w, spec.FP32)
 		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0}})[0]
 		w = b.Cast("to_query_dtype", w, b.DType(q))
-		w = b.Dropout("dropout", w, l.attnDrop)
-		out = b.Matmul("pv", w, v, []int64{l.batch, l.heads, l.seq, l.headDim})
+		weights = b.Dropout("dropout", w, l.attnDrop)
+		o := b.Matmul("pv", weights, v, []int64{l.batch, l.heads, l.seq, l.headDim})
+		out = b.Contiguous("transpose_contiguous", o, l.batch, l.seq, l.heads, l.headDim)
+		b.HoldUntilLastOp(k, v)
 	})
-	return out
+	return out, weights
 }
 
 // slidingWindows returns each layer's sliding window (0 for full causal
