@@ -70,6 +70,11 @@ What is measured, exactly
    Iteration 0 is the first step (optimizer state is created lazily in its
    optimizer phase); later iterations are the steady state.
    `iterations[i].before` is the forward phase's `before`.
+   --trace-run records the measured iterations themselves, from the first,
+   under torch.cuda.memory._record_memory_history (the same JSON lines as
+   --trace, marks named <iteration>.<phase>): the first step's segment
+   allocations show where reserved memory grows. Recording changes no
+   allocator decision (it adds CPU work only).
 7. After the last iteration: `optimizer_state_bytes` (bytes of every CUDA
    tensor in opt.state; CPU `step` scalars are not counted, fused Adam's GPU
    `step` tensors are), `final_stats`, `nvml_final`, `mem_get_info`.
@@ -678,6 +683,8 @@ def main(argv=None):
     ap.add_argument("--saved", help="also dump the tensors saved for backward (JSON)")
     ap.add_argument("--trace", help="also dump the allocator trace of one steady iteration (.jsonl.gz)")
     ap.add_argument("--snapshot", help="also pickle torch.cuda.memory._snapshot() of that iteration")
+    ap.add_argument("--trace-run", help="record the allocator trace of the measured iterations themselves, "
+                    "from the first (.jsonl.gz; marks named <iteration>.<phase>)")
     ap.add_argument("--check", action="store_true",
                     help="only validate: build the model on the meta device (no GPU needed)")
     args = ap.parse_args(argv)
@@ -830,9 +837,30 @@ def main(argv=None):
         return phases
 
     iterations = []
-    for _ in range(args.iterations):
-        ph = one_iteration()
+    run_names = []
+    run_mark = None
+    if args.trace_run:
+        gc.collect()
+        torch.cuda.synchronize()
+        torch.cuda.memory._record_memory_history(enabled="all", context=None if ckpt else "all", stacks="python",
+                                                 max_entries=10_000_000)
+
+        def run_mark():
+            torch.cuda.synchronize()
+            torch.cuda.memory._snapshot()   # records a "snapshot" event
+    for k in range(args.iterations):
+        ph = one_iteration(run_mark)
+        # one_iteration marks its own start too: the trace's "start" for the
+        # first iteration, "<k>.begin" for the others
+        run_names += ([f"{k}.begin"] if k else []) + [f"{k}.{n}" for n in phase_names(infer, opt is not None)]
         iterations.append({"phases": ph, "before": ph["forward"]["before"]})
+    if args.trace_run:
+        snap = torch.cuda.memory._snapshot()
+        torch.cuda.memory._record_memory_history(enabled=None)
+        dev = torch.cuda.current_device()
+        trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
+        write_trace(args.trace_run, trace, run_names, " (the measured iterations from the first; marks are <iteration>.<phase>)")
+        del trace, snap
 
     opt_state_bytes = 0
     if opt is not None:
