@@ -122,3 +122,26 @@ func TestEagerAttentionLocals(t *testing.T) {
 	before("alloc "+l+"self_attn.eager.transpose_contiguous.out", "free "+l+"self_attn.eager.repeat_k.out")
 	before("alloc "+l+"add_mlp.out", "free "+l+"self_attn.eager.softmax.out")
 }
+
+// GPT-2's Conv1D is torch.addmm(bias, x, w): the engine reduces the bias's
+// gradient over the rows with a staging buffer, like a Linear's (measured
+// in holdout3's gpt2-fp32-adamw-b8-maxsplit128 trace: 50331648 B after the
+// MLP c_proj's input gradient; with max_split_size_mb it needs a segment
+// of its own).
+func TestConv1DBiasGradStaging(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	m, g := expanded(t, "../examples/holdout3/gpt2-fp32-adamw-b8-maxsplit128.yaml")
+	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.Timeline {
+		if e.Iteration == 1 && e.Action == estimate.ActionAlloc && e.Tensor == "transformer.h.11.mlp.c_proj.reduce_staging" {
+			if e.Bytes != 50331648 {
+				t.Errorf("c_proj's bias staging: %d B, want 50331648", e.Bytes)
+			}
+			return
+		}
+	}
+	t.Error("no staging buffer for the MLP c_proj's bias gradient")
+}
