@@ -37,6 +37,14 @@ var accuracyTolerance = tolerance{steadyPeak: 0.03, phasePeak: 0.05, firstPeak: 
 // fail the test; every other figure of the case is still held. Each entry is
 // an open defect (see the README's accuracy section), not a tolerance.
 var knownMisses = map[string]map[string]string{
+	"resnet34-fp16-sgd-b64": {
+		"steady peak reserved": "the request sequence matches the run's exactly (every large-pool allocation and free, in order); a 1.125 MiB weight gradient has two equal 1.5 MiB free blocks to choose from, and PyTorch breaks the tie by address — the CUDA driver had placed the stem's workspace segment below a later one, which the model's address space (fresh ranges carved downward) does not reproduce; the segment kept free by that choice later takes the stem's 123 MiB backward-filter workspace",
+		"nvidia-smi (process)": "follows the reserved miss above",
+	},
+	"custom-convnet-amp-fp16-sgd-b128": {
+		"steady peak reserved": "cuDNN workspaces of convolutions no measured table covers follow a rule (x + y + w); here fp16 picks engines it does not describe: no forward workspace for the 3-channel stem, backward-filter workspaces 6% above x + y + w (measured in the run's trace)",
+		"nvidia-smi (process)": "follows the reserved miss above",
+	},
 	"llama-small-eager-bf16-adamw-b4": {
 		"steady peak reserved": "PyTorch's reserve grows by one 500 MiB segment (a [4096, 32000] fp32 logits gradient) in the second step's backward; the model finds a cached block instead. The eager attention's [B, H, S, S] blocks leave a different free-block layout; the growth step was not traced.",
 		"nvidia-smi (process)": "follows the reserved miss above",
@@ -89,7 +97,7 @@ func relErr(est, meas int64) float64 {
 func TestAccuracy(t *testing.T) {
 	measured := measuredFiles(t)
 	examples, _ := filepath.Glob("examples/*.yaml")
-	for _, dir := range []string{"examples/measured", "examples/holdout", "examples/holdout2", "examples/holdout3"} {
+	for _, dir := range []string{"examples/measured", "examples/holdout", "examples/holdout2", "examples/holdout3", "examples/holdout4"} {
 		more, _ := filepath.Glob(dir + "/*.yaml")
 		examples = append(examples, more...)
 	}
