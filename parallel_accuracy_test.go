@@ -15,12 +15,14 @@ import (
 )
 
 // TestParallelAccuracy holds the per-rank estimates of the data-parallel
-// examples (examples/parallel) to their measured runs (rank 0 measured on
+// examples (examples/parallel, and the hold-outs of examples/holdout5/parallel) to their measured runs (rank 0 measured on
 // one H200 with a fake process group, testdata/measured/h200/parallel) with
 // the single-GPU tolerances: `go test -run ParallelAccuracy -v` prints the
 // table.
 func TestParallelAccuracy(t *testing.T) {
 	examples, _ := filepath.Glob("examples/parallel/*.yaml")
+	holdout, _ := filepath.Glob("examples/holdout5/parallel/*.yaml")
+	examples = append(examples, holdout...)
 	checked := 0
 	for _, ex := range examples {
 		name := strings.TrimSuffix(filepath.Base(ex), ".yaml")
@@ -149,6 +151,9 @@ func compareAllocated(t *testing.T, r *estimate.Result, m *measuredRun, real boo
 var fakeDifferences = map[string]map[string]string{
 	"gpt2-fp32-ddp-mb2-w2": fakeDDPRebuild,
 	"gpt2-fp32-ddp-mb2-w4": fakeDDPRebuild,
+	// a hold-out: the estimate (written before the run) holds TinyLlama's
+	// 2.1 GB of old buckets through the first step, as real NCCL does
+	"tinyllama-bf16-ddp-mb2-w2": fakeDDPRebuild,
 }
 
 // fakeDDPRebuild: DDP's buckets rebuilt within the first step (micro-batches).

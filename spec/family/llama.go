@@ -407,9 +407,14 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 			w = b.AddMixed("add_mask", w, mask)
 		}
 		// softmax(dtype=float32) converts its input first.
+		masked := w
 		w = b.Cast("softmax_input", w, spec.FP32)
 		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0}})[0]
 		w = b.Cast("to_query_dtype", w, b.DType(q))
+		// `attn_weights = softmax(attn_weights, dtype=float32).to(query.dtype)`
+		// rebinds attn_weights when the statement ends: the masked scores
+		// outlive the softmax and the cast (measured in bf16 inference).
+		b.HoldUntilLastOp(masked)
 		weights = b.Dropout("dropout", w, l.attnDrop)
 		o := b.Matmul("pv", weights, v, []int64{l.batch, l.heads, l.seq, l.headDim})
 		out = b.Contiguous("transpose_contiguous", o, l.batch, l.seq, l.heads, l.headDim)
