@@ -21,7 +21,7 @@ import (
 // table.
 func TestParallelAccuracy(t *testing.T) {
 	examples, _ := filepath.Glob("examples/parallel/*.yaml")
-	holdout, _ := filepath.Glob("examples/holdout5/parallel/*.yaml")
+	holdout, _ := filepath.Glob("examples/holdout[0-9]*/parallel/*.yaml")
 	examples = append(examples, holdout...)
 	checked := 0
 	for _, ex := range examples {

@@ -143,8 +143,8 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 	if got := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g); got != 104972967 {
 		t.Errorf("measured 3×3 backward-filter: %d", got)
 	}
-	g.N = 48 // not measured: the transposing rule, x + y + w
-	x, w := int64(48*64*56*56*4), int64(64*64*9*4)
+	g.N = 40 // not measured: the transposing rule, x + y + w
+	x, w := int64(40*64*56*56*4), int64(64*64*9*4)
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 2*x+w {
 		t.Errorf("rule, 3×3 forward: %d, want %d", got, 2*x+w)
 	}
@@ -152,16 +152,16 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 0 {
 		t.Errorf("rule, 1×1 forward: %d, want 0", got)
 	}
-	if got, want := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g), int64(48*64*64*4); got != want {
+	if got, want := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g), int64(40*64*64*4); got != want {
 		t.Errorf("rule, 1×1 backward-filter: %d, want the per-image partials %d", got, want)
 	}
 	g.H, g.W, g.Ho, g.Wo = 7, 7, 7, 7 // too few outputs for the GEMM engine
-	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, g), int64(2*48*64*49*4); got != want {
+	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, g), int64(2*40*64*49*4); got != want {
 		t.Errorf("rule, 1×1 at 7×7: %d, want x + y = %d", got, want)
 	}
 	// bf16 pads the stem's 3 channels to 8.
-	s := spec.ConvGeometry{N: 48, Cin: 3, H: 224, W: 224, Cout: 64, Ho: 112, Wo: 112, KH: 7, KW: 7, Stride: 2, Pad: 3, Groups: 1, DType: spec.BF16}
-	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(48*8*224*224*2+48*64*112*112*2+64*8*49*2); got != want {
+	s := spec.ConvGeometry{N: 40, Cin: 3, H: 224, W: 224, Cout: 64, Ho: 112, Wo: 112, KH: 7, KW: 7, Stride: 2, Pad: 3, Groups: 1, DType: spec.BF16}
+	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(40*8*224*224*2+40*64*112*112*2+64*8*49*2); got != want {
 		t.Errorf("rule, bf16 stem: %d, want %d", got, want)
 	}
 	// fp16 has its own measured engines: the stem at batch 128 takes less
