@@ -837,30 +837,14 @@ def main(argv=None):
         return phases
 
     iterations = []
-    run_names = []
-    run_mark = None
-    if args.trace_run:
-        gc.collect()
-        torch.cuda.synchronize()
-        torch.cuda.memory._record_memory_history(enabled="all", context=None if ckpt else "all", stacks="python",
-                                                 max_entries=10_000_000)
-
-        def run_mark():
-            torch.cuda.synchronize()
-            torch.cuda.memory._snapshot()   # records a "snapshot" event
+    run = RunTrace(torch, args.trace_run, ckpt) if args.trace_run else None
     for k in range(args.iterations):
-        ph = one_iteration(run_mark)
-        # one_iteration marks its own start too: the trace's "start" for the
-        # first iteration, "<k>.begin" for the others
-        run_names += ([f"{k}.begin"] if k else []) + [f"{k}.{n}" for n in phase_names(infer, opt is not None)]
+        ph = one_iteration(run.mark if run else None)
+        if run:
+            run.iteration(k, phase_names(infer, opt is not None))
         iterations.append({"phases": ph, "before": ph["forward"]["before"]})
-    if args.trace_run:
-        snap = torch.cuda.memory._snapshot()
-        torch.cuda.memory._record_memory_history(enabled=None)
-        dev = torch.cuda.current_device()
-        trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
-        write_trace(args.trace_run, trace, run_names, " (the measured iterations from the first; marks are <iteration>.<phase>)")
-        del trace, snap
+    if run:
+        run.write()
 
     opt_state_bytes = 0
     if opt is not None:
@@ -991,6 +975,36 @@ def main(argv=None):
 def phase_names(infer, has_opt):
     """The measured phases, in order."""
     return ["forward"] if infer else (["forward", "backward"] + (["optimizer"] if has_opt else []) + ["zero_grad"])
+
+
+class RunTrace:
+    """The allocator trace of the measured iterations themselves, from the
+    first (--trace-run): recording changes no allocator decision."""
+
+    def __init__(self, torch, path, ckpt):
+        self.torch, self.path, self.names = torch, path, []
+        gc.collect()
+        torch.cuda.synchronize()
+        # seen with torch 2.11: Python stacks fail inside recomputed dropout
+        torch.cuda.memory._record_memory_history(enabled="all", context=None if ckpt else "all", stacks="python",
+                                                 max_entries=10_000_000)
+
+    def mark(self):
+        self.torch.cuda.synchronize()
+        self.torch.cuda.memory._snapshot()   # records a "snapshot" event
+
+    def iteration(self, k, names):
+        """Names iteration k's marks: its phases, after a "<k>.begin" for all
+        but the first (an iteration marks its own start too)."""
+        self.names += ([f"{k}.begin"] if k else []) + [f"{k}.{n}" for n in names]
+
+    def write(self):
+        torch = self.torch
+        snap = torch.cuda.memory._snapshot()
+        torch.cuda.memory._record_memory_history(enabled=None)
+        dev = torch.cuda.current_device()
+        trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
+        write_trace(self.path, trace, self.names, " (the measured iterations from the first; marks are <iteration>.<phase>)")
 
 
 def write_trace(path, trace, names, frames_note=""):

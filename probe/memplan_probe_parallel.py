@@ -372,32 +372,17 @@ def main(argv=None):
         return phases, micro, names
 
     iterations = []
-    run_names = []
-    if args.trace_run:
-        gc.collect()
-        torch.cuda.synchronize()
-        torch.cuda.memory._record_memory_history(enabled="all", context=None if ckpt else "all", stacks="python",
-                                                 max_entries=10_000_000)
-
-        def run_mark():
-            torch.cuda.synchronize()
-            torch.cuda.memory._snapshot()
+    run = mp.RunTrace(torch, args.trace_run, ckpt) if args.trace_run else None
     for k in range(args.iterations):
-        ph, micro, names = one_iteration(run_mark if args.trace_run else None)
-        # one_iteration marks its own start too: the trace's "start" for the
-        # first iteration, "<k>.begin" for the others
-        run_names += ([f"{k}.begin"] if k else []) + [f"{k}.{n}" for n in names]
+        ph, micro, names = one_iteration(run.mark if run else None)
+        if run:
+            run.iteration(k, names)
         it = {"phases": ph, "before": ph["forward"]["before"], "nvml_after": nvml.read()}
         if micro:
             it["micro_phases"] = micro
         iterations.append(it)
-
-    if args.trace_run:
-        snap = torch.cuda.memory._snapshot()
-        torch.cuda.memory._record_memory_history(enabled=None)
-        dev = torch.cuda.current_device()
-        trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
-        mp.write_trace(args.trace_run, trace, run_names, " (the measured iterations from the first; marks are <iteration>.<phase>)")
+    if run:
+        run.write()
 
     opt_state_bytes = 0
     if opt is not None:
