@@ -16,12 +16,7 @@ import (
 // checkpointed Llama layer's recompute stops before down_proj, which saves
 // only its input, so down_proj's output is not made again.
 func TestMeasuredOrders(t *testing.T) {
-	p, _ := calibrate.Builtin("h200")
-	m, g := expanded(t, "../examples/measured/llama-small-bf16-adamw-ckpt-b4.yaml")
-	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := timelineOf(t, "../examples/measured/llama-small-bf16-adamw-ckpt-b4.yaml")
 	workspace := -1
 	for i, e := range r.Timeline {
 		if e.Iteration == 1 && e.Phase == estimate.PhaseForward && e.Tensor == "cublas workspace (main thread)" {
@@ -54,7 +49,6 @@ func TestMeasuredOrders(t *testing.T) {
 // vit-fp32-sgd-ckpt-b32): a ViT fc2's recomputed input, the GELU output,
 // is freed between its weight's gradient and its bias's staging buffer.
 func TestRecomputedSavedDieBeforeReduction(t *testing.T) {
-	p, _ := calibrate.Builtin("h200")
 	for _, c := range []struct {
 		file    string
 		freedAt func(staging, freed int) bool
@@ -62,11 +56,7 @@ func TestRecomputedSavedDieBeforeReduction(t *testing.T) {
 		{"../examples/holdout3/vit-fp32-sgd-ckpt-b32.yaml", func(staging, freed int) bool { return freed < staging }},
 		{"../examples/measured/vit-fp32-adamw-b32.yaml", func(staging, freed int) bool { return freed > staging }},
 	} {
-		m, g := expanded(t, c.file)
-		r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := timelineOf(t, c.file)
 		staging, freed := -1, -1
 		for i, e := range r.Timeline {
 			if e.Iteration != 2 || e.Phase != estimate.PhaseBackward {
@@ -94,12 +84,7 @@ func TestRecomputedSavedDieBeforeReduction(t *testing.T) {
 // contiguous copy; the attention weights it returns stay in the decoder
 // layer's `_` until the layer returns, after add_mlp.
 func TestEagerAttentionLocals(t *testing.T) {
-	p, _ := calibrate.Builtin("h200")
-	m, g := expanded(t, "../examples/holdout3/llama-small-eager-fp32-infer-b8-s1024.yaml")
-	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := timelineOf(t, "../examples/holdout3/llama-small-eager-fp32-infer-b8-s1024.yaml")
 	at := map[string]int{}
 	for i, e := range r.Timeline {
 		if e.Iteration != 2 {
@@ -129,12 +114,7 @@ func TestEagerAttentionLocals(t *testing.T) {
 // MLP c_proj's input gradient; with max_split_size_mb it needs a segment
 // of its own).
 func TestConv1DBiasGradStaging(t *testing.T) {
-	p, _ := calibrate.Builtin("h200")
-	m, g := expanded(t, "../examples/holdout3/gpt2-fp32-adamw-b8-maxsplit128.yaml")
-	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := timelineOf(t, "../examples/holdout3/gpt2-fp32-adamw-b8-maxsplit128.yaml")
 	for _, e := range r.Timeline {
 		if e.Iteration == 1 && e.Action == estimate.ActionAlloc && e.Tensor == "transformer.h.11.mlp.c_proj.reduce_staging" {
 			if e.Bytes != 50331648 {
@@ -144,4 +124,17 @@ func TestConv1DBiasGradStaging(t *testing.T) {
 		}
 	}
 	t.Error("no staging buffer for the MLP c_proj's bias gradient")
+}
+
+// timelineOf estimates a bundled description on the H200 profile, keeping
+// every allocator event.
+func timelineOf(t *testing.T, file string) *estimate.Result {
+	t.Helper()
+	p, _ := calibrate.Builtin("h200")
+	m, g := expanded(t, file)
+	r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
