@@ -41,10 +41,6 @@ var knownMisses = map[string]map[string]string{
 		"steady peak reserved": "the request sequence matches the run's exactly (every large-pool allocation and free, in order); a 1.125 MiB weight gradient has two equal 1.5 MiB free blocks to choose from, and PyTorch breaks the tie by address — the CUDA driver had placed the stem's workspace segment below a later one, which the model's address space (fresh ranges carved downward) does not reproduce; the segment kept free by that choice later takes the stem's 123 MiB backward-filter workspace",
 		"nvidia-smi (process)": "follows the reserved miss above",
 	},
-	"custom-convnet-amp-fp16-sgd-b128": {
-		"steady peak reserved": "cuDNN workspaces of convolutions no measured table covers follow a rule (x + y + w); here fp16 picks engines it does not describe: no forward workspace for the 3-channel stem, backward-filter workspaces 6% above x + y + w (measured in the run's trace)",
-		"nvidia-smi (process)": "follows the reserved miss above",
-	},
 }
 
 // measuredFiles maps case names to measured JSON files under testdata.
