@@ -131,6 +131,9 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 		mm = MatmulCublasLt
 	}
 	outs := b.Emit(OpSpec{Kind: "linear", Name: name, Inputs: in, Params: params, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: b.gemmSaved(x, w), Matmul: mm})
+	if b.err != nil {
+		return outs[0] // no op was emitted
+	}
 	op := &b.g.Ops[len(b.g.Ops)-1]
 	// mm's backward (no bias) makes grad_weight before grad_input; addmm's the other way round.
 	op.WeightGradFirst = bias == NoTensor
