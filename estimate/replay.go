@@ -220,16 +220,19 @@ func (r *replay) apply(q *request) {
 		if blk != q.block {
 			panic(fmt.Sprintf("estimate: the allocator handed out block %d where the timeline expected %d", blk, q.block))
 		}
-		r.record(ActionAlloc, q, r.a.BlockSize(blk))
+		r.record(ActionAlloc, q, r.a.BlockSize(blk), q.bytes)
 		if r.limit > 0 && r.a.Reserved()+r.outside > r.limit {
 			r.fail(&LimitError{DeviceUsedBytes: r.a.Reserved() + r.outside, Limit: r.limit, Iteration: r.iteration, Phase: r.phase})
 		}
 	case reqFree:
-		size := r.a.BlockSize(q.block)
+		size, requested := r.a.BlockSize(q.block), int64(0)
+		if r.timeline {
+			requested = r.a.Requested(q.block)
+		}
 		if err := r.a.Free(q.block); err != nil {
 			panic(fmt.Sprintf("estimate: freeing %s%s: %v", q.name, q.suffix, err))
 		}
-		r.record(ActionFree, q, size)
+		r.record(ActionFree, q, size, requested)
 	case reqBeginIteration:
 		r.iteration = int(q.bytes)
 		switch r.iteration {
@@ -264,8 +267,9 @@ func (r *replay) allocError(q *request, err error) error {
 	return fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", q.name, q.suffix, q.bytes, r.phase, r.iteration, err)
 }
 
-// record notes an event and tracks the phase peak.
-func (r *replay) record(act Action, q *request, size int64) {
+// record notes an event of a block of size bytes (requested asked for) and
+// tracks the phase peak.
+func (r *replay) record(act Action, q *request, size, requested int64) {
 	if act == ActionAlloc {
 		r.liveRole[q.role] += size
 	} else {
@@ -277,7 +281,7 @@ func (r *replay) record(act Action, q *request, size int64) {
 	}
 	allocated := r.a.Allocated()
 	if r.timeline {
-		r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: q.name + q.suffix, Role: q.role.String(), Bytes: size, Allocated: allocated, Reserved: r.a.Reserved()})
+		r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: q.name + q.suffix, Role: q.role.String(), Bytes: size, Requested: requested, Allocated: allocated, Reserved: r.a.Reserved()})
 	}
 	if act == ActionAlloc && allocated > pr.PeakAllocatedBytes {
 		pr.PeakAllocatedBytes = allocated

@@ -167,10 +167,14 @@ type Event struct {
 	Op     string `json:"op"`
 	Tensor string `json:"tensor"`
 	// Role is the term the bytes count under.
-	Role      string `json:"role"`
-	Bytes     int64  `json:"bytes"`
-	Allocated int64  `json:"allocated"`
-	Reserved  int64  `json:"reserved"`
+	Role  string `json:"role"`
+	Bytes int64  `json:"bytes"`
+	// Requested is what the allocation asked for, before the allocator
+	// rounded it (Bytes is the block it got): what PyTorch's memory
+	// history records as an event's size.
+	Requested int64 `json:"requested"`
+	Allocated int64 `json:"allocated"`
+	Reserved  int64 `json:"reserved"`
 }
 
 // LayerRow is one row of the per-layer table.

@@ -27,9 +27,9 @@ func WriteShapesJSON(w io.Writer, g any) error {
 // allocated and reserved after the event.
 func WriteEvents(w io.Writer, r *estimate.Result) error {
 	ew := errwriter.New(w)
-	ew.Printf("iteration\tphase\taction\tbytes\trole\top\ttensor\tallocated\treserved\n")
+	ew.Printf("iteration\tphase\taction\tbytes\trole\top\ttensor\tallocated\treserved\trequested\n")
 	for _, e := range r.Timeline {
-		ew.Printf("%d\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\n", e.Iteration, e.Phase, e.Action, e.Bytes, e.Role, e.Op, e.Tensor, e.Allocated, e.Reserved)
+		ew.Printf("%d\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", e.Iteration, e.Phase, e.Action, e.Bytes, e.Role, e.Op, e.Tensor, e.Allocated, e.Reserved, e.Requested)
 	}
 	return ew.Err
 }

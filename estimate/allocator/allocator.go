@@ -329,6 +329,18 @@ func (a *Allocator) BlockSize(id BlockID) int64 {
 	return 0
 }
 
+// Requested returns the bytes a live block was asked for (before rounding),
+// 0 for a 0-byte request and for ids that are not live.
+func (a *Allocator) Requested(id BlockID) int64 {
+	if id <= 0 || int64(id) >= int64(len(a.live)) {
+		return 0
+	}
+	if i := a.live[id]; i > 0 {
+		return a.blk(i).requested
+	}
+	return 0
+}
+
 // EmptyCache releases every cached segment that holds no live block, and
 // with expandable segments unmaps every page that holds none. It frees no
 // live block and moves nothing.
