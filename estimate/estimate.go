@@ -121,6 +121,9 @@ type gradBuf struct {
 	refs   int32
 	bytes  int64
 	tensor spec.TensorID
+	// view: the engine holds the gradient as a view of its block (its base
+	// shares the storage), so it cannot be accumulated into in place.
+	view bool
 }
 
 func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *sim {

@@ -126,6 +126,26 @@ func TestConv1DBiasGradStaging(t *testing.T) {
 	t.Error("no staging buffer for the MLP c_proj's bias gradient")
 }
 
+// A Linear over a [B, S, K] input hands its input's gradient back as a
+// view (F.linear folds the input to 2-D and unfolds the gradient), so
+// autograd's InputBuffer cannot add the next gradient into it in place (its
+// storage is shared with the view's base) and sums out of place into a new
+// buffer: the MLP input of a Llama layer, reached by up_proj and gate_proj,
+// has three gradient buffers in the backward, not two.
+func TestViewGradientsAddOutOfPlace(t *testing.T) {
+	r := timelineOf(t, "../examples/measured/llama-small-bf16-adamw-ckpt-b4.yaml")
+	const grad = "grad(model.layers.1.post_attention_layernorm.mul_weight.out)"
+	allocs := 0
+	for _, e := range r.Timeline {
+		if e.Iteration == 2 && e.Phase == estimate.PhaseBackward && e.Action == estimate.ActionAlloc && e.Tensor == grad {
+			allocs++
+		}
+	}
+	if allocs != 3 {
+		t.Errorf("%s: %d buffers in the backward, want 3 (up_proj's, gate_proj's, their sum)", grad, allocs)
+	}
+}
+
 // timelineOf estimates a bundled description on the H200 profile, keeping
 // every allocator event.
 func timelineOf(t *testing.T, file string) *estimate.Result {

@@ -299,7 +299,9 @@ func (s *sim) releaseBuf(b int32) {
 }
 
 // accumulate adds a gradient buffer into tensor t's input buffer, the way
-// autograd's InputBuffer does: in place into whichever side is not shared.
+// autograd's InputBuffer does: in place into the gradient already there when
+// nothing else holds its storage (not shared, not a view), otherwise out of
+// place into a new buffer.
 func (s *sim) accumulate(t spec.TensorID, b int32) error {
 	if !s.g.Tensors[t].RequiresGrad {
 		s.releaseBuf(b)
@@ -309,11 +311,8 @@ func (s *sim) accumulate(t spec.TensorID, b int32) error {
 	switch {
 	case old < 0:
 		s.grads[t] = b
-	case s.bufs[old].refs == 1:
+	case s.bufs[old].refs == 1 && !s.bufs[old].view:
 		s.releaseBuf(b)
-	case s.bufs[b].refs == 1:
-		s.grads[t] = b
-		s.releaseBuf(old)
 	default:
 		nb, err := s.newBuf(s.bufs[old].tensor)
 		if err != nil {
@@ -586,6 +585,7 @@ func (s *sim) backwardOp(i int) error {
 			if err != nil {
 				return err
 			}
+			s.bufs[b].view = op.GradInputViews
 			out = append(out, pending{op.Inputs[k], b})
 		}
 	}

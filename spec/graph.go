@@ -143,6 +143,11 @@ type Op struct {
 	// WeightGradFirst: the backward makes the weight's gradient (a parameter,
 	// or its autocast copy among Inputs) before the input's — a bias-free GEMM.
 	WeightGradFirst bool `json:"weight_grad_first,omitempty"`
+	// GradInputViews: the input gradients reach the engine as views of a
+	// tensor the backward made (a GEMM over a [..., S, K] input folds it to
+	// 2-D and unfolds the gradient), so an input buffer holding one cannot be
+	// added to in place: the view's base shares its storage.
+	GradInputViews bool `json:"grad_input_views,omitempty"`
 }
 
 // Graph is the expansion of a model: every tensor, and the ops in execution order.

@@ -137,6 +137,9 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 	op := &b.g.Ops[len(b.g.Ops)-1]
 	// mm's backward (no bias) makes grad_weight before grad_input; addmm's the other way round.
 	op.WeightGradFirst = bias == NoTensor
+	// F.linear (and a Conv1D's view-addmm-view) folds a [..., S, K] input
+	// to 2-D: its gradient comes back through the fold's reshape, a view.
+	op.GradInputViews = len(b.Shape(x)) > 2
 	// addmm's backward hands the output gradient on as the bias's; the
 	// engine sums it over the rows to the bias's shape, with its staging
 	// buffer (SumStaging) — a Linear's bias and a GPT-2 Conv1D's alike
