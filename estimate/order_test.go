@@ -146,6 +146,40 @@ func TestViewGradientsAddOutOfPlace(t *testing.T) {
 	}
 }
 
+// Measured in the steady trace of holdout4's
+// qwen2-small-fp32-adamw-ckpt-b2-s1024 (fp32 with grouped KV heads: SDPA's
+// math kernel): the engine runs the newest nodes first, and the math kernel
+// scales q before it repeats k and v, then folds the scaled q into a copy
+// for the matmul — so q's scale is the last of the attention's backward
+// nodes. And a backward function's incoming gradient is released as it
+// returns, before the engine sums the tied embedding's two gradients: the
+// embedding's incoming gradient is freed before the sum is made.
+func TestEngineOrderAtFunctionReturn(t *testing.T) {
+	r := timelineOf(t, "../examples/holdout4/qwen2-small-fp32-adamw-ckpt-b2-s1024.yaml")
+	at := map[string]int{}
+	for i, e := range r.Timeline {
+		if e.Iteration != 2 || e.Phase != estimate.PhaseBackward {
+			continue
+		}
+		key := e.Action.String() + " " + e.Tensor
+		if _, ok := at[key]; !ok {
+			at[key] = i
+		}
+	}
+	before := func(a, b string) {
+		t.Helper()
+		ia, oka := at[a]
+		ib, okb := at[b]
+		if !oka || !okb || ia >= ib {
+			t.Errorf("%q (event %d, found %v) should come before %q (event %d, found %v)", a, ia, oka, b, ib, okb)
+		}
+	}
+	const l = "model.layers.7.self_attn."
+	before("alloc grad("+l+"rotary_k.add.out)", "alloc grad("+l+"rotary_q.add.out)")
+	before("alloc grad("+l+"v_view.out)", "alloc grad("+l+"rotary_q.add.out)")
+	before("free grad(model.layers.7.add_mlp.out)", "alloc model.embed_tokens.weight.grad (sum)")
+}
+
 // timelineOf estimates a bundled description on the H200 profile, keeping
 // every allocator event.
 func timelineOf(t *testing.T, file string) *estimate.Result {

@@ -325,29 +325,36 @@ func (s *sim) accumulate(t spec.TensorID, b int32) error {
 	return nil
 }
 
-// paramGrad hands a parameter's gradient to its AccumulateGrad node. A
-// parameter read by one op has its gradient stolen as .grad. A parameter read
-// by several ops (tied embeddings) has one AccumulateGrad with several
-// incoming edges: the first gradient waits in its input buffer, each later
-// one is summed out of place (a new tensor, then both addends freed), and the
-// sum becomes .grad once the last edge has delivered.
-func (s *sim) paramGrad(p spec.TensorID) error {
+// paramGrad is a backward function making parameter p's gradient; it
+// returns the gradient's block (noBlock when p needs none), which
+// deliverParamGrad hands on once the function has returned.
+func (s *sim) paramGrad(p spec.TensorID) (allocator.BlockID, error) {
 	if !s.g.Tensors[p].RequiresGrad {
-		return nil
+		return noBlock, nil
 	}
 	t := &s.g.Tensors[p]
+	suffix := ".grad"
 	if s.paramGrads[p] != noBlock {
-		// .grad already exists (several backwards before zero_grad): added in place.
-		blk, err := s.allocRaw(t.Name, ".grad (accumulated)", t.Bytes, spec.RoleGradient)
-		if err != nil {
-			return err
-		}
+		suffix = ".grad (accumulated)"
+	}
+	return s.allocRaw(t.Name, suffix, t.Bytes, spec.RoleGradient)
+}
+
+// deliverParamGrad is the engine handing a new gradient blk of parameter p
+// to its AccumulateGrad node, after the backward function that made it has
+// returned and its incoming gradients are released. When .grad exists
+// (several backwards before zero_grad) the gradient is added into it in
+// place and freed. A parameter read by one op has its gradient stolen as
+// .grad. A parameter read by several ops (tied embeddings) has one
+// AccumulateGrad with several incoming edges: the first gradient waits in
+// its input buffer, each later one is summed out of place (a new tensor, then
+// both addends freed: the first came through a transpose, a view), and the
+// sum becomes .grad once the last edge has delivered.
+func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID) error {
+	t := &s.g.Tensors[p]
+	if s.paramGrads[p] != noBlock {
 		s.freeRaw(t.Name, ".grad (accumulated)", blk, spec.RoleGradient)
 		return nil
-	}
-	blk, err := s.allocRaw(t.Name, ".grad", t.Bytes, spec.RoleGradient)
-	if err != nil {
-		return err
 	}
 	if s.lv.paramUses[p] > 1 {
 		s.pendingLeft[p]--
@@ -553,6 +560,7 @@ func (s *sim) backwardOp(i int) error {
 		b int32
 	}
 	var out []pending
+	var made []madeGrad
 	switch op.Flow {
 	case spec.GradPassThrough:
 		for _, in := range op.Inputs {
@@ -569,10 +577,8 @@ func (s *sim) backwardOp(i int) error {
 			order = append(order, k)
 		}
 		if op.WeightGradFirst {
-			for _, p := range op.Params {
-				if err := s.paramGrad(p); err != nil {
-					return err
-				}
+			if err := s.makeParamGrads(op, &made); err != nil {
+				return err
 			}
 			slices.Reverse(order)
 		}
@@ -590,10 +596,8 @@ func (s *sim) backwardOp(i int) error {
 		}
 	}
 	if !op.WeightGradFirst || op.Flow != spec.GradNew {
-		for _, p := range op.Params {
-			if err := s.paramGrad(p); err != nil {
-				return err
-			}
+		if err := s.makeParamGrads(op, &made); err != nil {
+			return err
 		}
 	}
 	// The backward function's own temporaries; then, once it returns, the
@@ -633,6 +637,33 @@ func (s *sim) backwardOp(i int) error {
 	for _, p := range out {
 		if err := s.accumulate(p.t, p.b); err != nil {
 			return err
+		}
+	}
+	for _, g := range made {
+		if err := s.deliverParamGrad(g.param, g.block); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// madeGrad is a parameter gradient a backward function made, to be
+// delivered when it returns.
+type madeGrad struct {
+	param spec.TensorID
+	block allocator.BlockID
+}
+
+// makeParamGrads makes the gradients of op's parameters, in order, appending
+// them to made.
+func (s *sim) makeParamGrads(op *spec.Op, made *[]madeGrad) error {
+	for _, p := range op.Params {
+		blk, err := s.paramGrad(p)
+		if err != nil {
+			return err
+		}
+		if blk != noBlock {
+			*made = append(*made, madeGrad{p, blk})
 		}
 	}
 	return nil

@@ -7,7 +7,9 @@ estimate leaves the run.
 
 RUN.jsonl.gz is `memplan_probe.py --trace-run` output (the allocator events
 of the measured iterations, marks named <iteration>.<phase>); est.tsv is
-`memplan estimate --events` (iteration 1 is the first step). It prints:
+`memplan estimate --events` (iteration 1 is the first step). A trace of
+one steady iteration (older probes: marks without an iteration prefix) is
+lined up with memplan's steady state, iteration 2. It prints:
 
 1. per phase of the first step, the segments each side creates (MiB, in
    order): where reserved memory grows differently;
@@ -39,17 +41,21 @@ def in_pool(size, pool):
 
 
 def measured(path, pool):
-    """Segments by phase and the pool's requests, for the first step."""
+    """Segments by phase and the pool's requests, for the first step (or
+    the one steady iteration an older trace holds), and memplan's iteration
+    to compare them with."""
     with gzip.open(path, "rt") as f:
         head = json.loads(f.readline())
         events = [json.loads(line) for line in f]
-    marks = sorted((i, name[:-len("_end")]) for name, i in head["marks"].items() if name.startswith("0.") and name.endswith("_end"))
+    steady = not any(name.startswith("0.") for name in head["marks"])
+    prefix = "" if steady else "0."
+    marks = sorted((i, name[len(prefix):-len("_end")]) for name, i in head["marks"].items() if name.startswith(prefix) and name.endswith("_end"))
     end = marks[-1][0] if marks else float("inf")
 
     def phase_of(i):
         for at, name in marks:
             if i <= at:
-                return name[2:]
+                return name
         return "?"
 
     segs, reqs, live = {}, [], {}
@@ -68,11 +74,11 @@ def measured(path, pool):
             size = live.pop(e["addr"])
             if in_pool(size, pool):
                 reqs.append(("free", size, ""))
-    return segs, reqs
+    return segs, reqs, "2" if steady else "1"
 
 
-def estimated(path, pool):
-    """Segments by phase and the pool's requests, for iteration 1."""
+def estimated(path, pool, iteration):
+    """Segments by phase and the pool's requests, for an iteration."""
     segs, reqs = {}, []
     prev = None
     with open(path) as f:
@@ -80,7 +86,7 @@ def estimated(path, pool):
         at = {c: k for k, c in enumerate(cols)}
         for line in f:
             r = line.rstrip("\n").split("\t")
-            if r[at["iteration"]] != "1":
+            if r[at["iteration"]] != iteration:
                 prev = None
                 continue
             reserved = int(r[at["reserved"]])
@@ -113,9 +119,10 @@ def main():
     ap.add_argument("--pool", choices=["large", "small", "all"], default="large")
     ap.add_argument("--most", type=int, default=12)
     args = ap.parse_args()
-    msegs, mreqs = measured(args.run_trace, args.pool)
-    esegs, ereqs = estimated(args.events, args.pool)
-    print("segments made in the first step (MiB; memplan's list cannot show a segment made by its very first event):")
+    msegs, mreqs, iteration = measured(args.run_trace, args.pool)
+    esegs, ereqs = estimated(args.events, args.pool, iteration)
+    step = "the first step" if iteration == "1" else "the steady step (memplan's iteration 2)"
+    print(f"segments made in {step} (MiB; memplan's list cannot show a segment made by its very first event):")
     for ph in sorted(set(msegs) | set(esegs)):
         m, e = msegs.get(ph, []), esegs.get(ph, [])
         mark = "" if m == e else "   <- differs"

@@ -286,15 +286,21 @@ func (b *Builder) SDPACausal(name string, q, k, v TensorID) TensorID {
 }
 
 // SDPAMathGQA is the math fallback of SDPA (fp32 with enable_gqa, which no
-// fused fp32 kernel supports in PyTorch 2.11), as measured on the H200: a
-// [B, H, S, D] scratch copy alive for the whole call, the causal mask ([S, S]
-// bools and their fp32 additive form, held to the end of the call), q and kᵀ scaled by √scale
-// (saved), k and v repeated to H heads (v saved), the fp32 scores
-// [B, H, S, S] (the mask added in place; freed after the softmax), the
-// softmax (saved) with its bool guard, and probs·v. Its backward needs a
-// contiguous copy of the output gradient and a scores-sized temporary in
-// the softmax backward. Returns [B, H, S, D] laid out BHSD: the caller's
-// transpose(1, 2).contiguous() is a real copy (MathOutputCopy).
+// fused fp32 kernel supports in PyTorch 2.11), in the order
+// _scaled_dot_product_attention_math runs it (measured on the H200): q
+// scaled by √scale (a local, alive for the whole call), the causal mask
+// ([S, S] bools and their fp32 additive form, held to the end of the call),
+// k and v repeated to H heads (v saved), kᵀ scaled by √scale (saved), then
+// matmul's copy of the scaled q — it is laid out [B, S, H, D], as the
+// projection's transpose left it, so folding it to [B·H, S, D] copies
+// (saved) — the fp32 scores [B, H, S, S] (the mask added in place; freed
+// after the softmax), the softmax (saved) with its bool guard, and probs·v.
+// The autograd engine runs the newest nodes first, so in the backward the
+// scaled kᵀ's gradient is made before the repeats are summed, and q's scale
+// comes last. The backward needs a contiguous copy of the output gradient
+// and a scores-sized temporary in the softmax backward. Returns
+// [B, H, S, D] laid out BHSD: the caller's transpose(1, 2).contiguous() is a
+// real copy (MathOutputCopy).
 func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 	var out TensorID
 	b.Scoped(name, func() {
@@ -303,20 +309,20 @@ func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 		dt := b.DType(q)
 		full := []int64{bsz, heads, s, d}
 		scores := []int64{bsz, heads, s, s}
-		scratch := b.Emit(OpSpec{Kind: "math_scratch", Name: "scratch", NoGrad: true, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
+		qsc := b.Scale("scale_q", q)
 		ones := b.Emit(OpSpec{Kind: "ones", Name: "ones", NoGrad: true, Outputs: []TensorSpec{TS("out", Bool, s, s)}})[0]
 		tril := b.Emit(OpSpec{Kind: "tril", Name: "tril", Inputs: []TensorID{ones}, NoGrad: true, Outputs: []TensorSpec{TS("out", Bool, s, s)}})[0]
 		mask := b.Emit(OpSpec{Kind: "causal_mask", Name: "causal_mask", Inputs: []TensorID{tril}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, s, s)}})[0]
 		krep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_k", Inputs: []TensorID{k}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
 		vrep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_v", Inputs: []TensorID{v}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
-		qsc := b.Scale("scale_q", q)
 		ksc := b.Scale("scale_k", krep)
-		att := b.Matmul("bmm_qk", qsc, ksc, scores)
+		qcopy := b.Contiguous("q_fold", qsc, full...)
+		att := b.Matmul("bmm_qk", qcopy, ksc, scores)
 		att = b.Emit(OpSpec{Kind: "add_", Name: "add_mask", Inputs: []TensorID{att, mask}, NoGradInputs: []int{1}, Outputs: []TensorSpec{TS("out", dt, scores...)}, AliasOut: []int{0}, Flow: GradPassThrough})[0]
 		p := b.Emit(OpSpec{Kind: "softmax", Name: "softmax", Inputs: []TensorID{att}, Outputs: []TensorSpec{TS("out", dt, scores...)}, SaveOut: []int{0},
 			Temps: []TensorSpec{TS("all_masked", Bool, scores...)}, BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", dt, scores...)}})[0]
 		out = b.Matmul("bmm_pv", p, vrep, full)
-		b.HoldUntilLastOp(scratch, krep, mask)
+		b.HoldUntilLastOp(qsc, krep, mask)
 	})
 	return out
 }
