@@ -84,6 +84,9 @@ type sim struct {
 	// pending holds, per shared parameter, the gradient summed so far in
 	// backward; pendingLeft the edges still to deliver.
 	pending     []allocator.BlockID
+	// pendingView marks a pending gradient that is a view (it came through
+	// F.linear's transpose): the next one is summed out of place.
+	pendingView []bool
 	pendingLeft []int32
 
 	lv *liveness
@@ -138,7 +141,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		train: m.Training.Mode == spec.ModeTrain,
 		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
 		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
-		paramGrads: make([]allocator.BlockID, n), pending: make([]allocator.BlockID, n), pendingLeft: make([]int32, n),
+		paramGrads: make([]allocator.BlockID, n), pending: make([]allocator.BlockID, n), pendingView: make([]bool, n), pendingLeft: make([]int32, n),
 	}
 	s.lossSeed = g.LossGrad
 	for i := range s.grads {

@@ -342,15 +342,18 @@ func (s *sim) paramGrad(p spec.TensorID) (allocator.BlockID, error) {
 
 // deliverParamGrad is the engine handing a new gradient blk of parameter p
 // to its AccumulateGrad node, after the backward function that made it has
-// returned and its incoming gradients are released. When .grad exists
+// returned and its incoming gradients are released; view says the gradient
+// is a view (F.linear's weight, through a transpose). When .grad exists
 // (several backwards before zero_grad) the gradient is added into it in
 // place and freed. A parameter read by one op has its gradient stolen as
 // .grad. A parameter read by several ops (tied embeddings) has one
 // AccumulateGrad with several incoming edges: the first gradient waits in
-// its input buffer, each later one is summed out of place (a new tensor, then
-// both addends freed: the first came through a transpose, a view), and the
-// sum becomes .grad once the last edge has delivered.
-func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID) error {
+// its input buffer, and each later one is added to it — in place, unless
+// what waits is a view (then out of place: a new tensor, both addends
+// freed; measured: a tied lm_head in fp32 sums out of place, under
+// autocast, where its gradient comes through the weight's cast, in place) —
+// and the sum becomes .grad once the last edge has delivered.
+func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID, view bool) error {
 	t := &s.g.Tensors[p]
 	if s.paramGrads[p] != noBlock {
 		s.freeRaw(t.Name, ".grad (accumulated)", blk, spec.RoleGradient)
@@ -359,15 +362,20 @@ func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID) error {
 	if s.lv.paramUses[p] > 1 {
 		s.pendingLeft[p]--
 		if prev := s.pending[p]; prev != noBlock {
-			sum, err := s.allocRaw(t.Name, ".grad (sum)", t.Bytes, spec.RoleGradient)
-			if err != nil {
-				return err
+			if s.pendingView[p] {
+				sum, err := s.allocRaw(t.Name, ".grad (sum)", t.Bytes, spec.RoleGradient)
+				if err != nil {
+					return err
+				}
+				s.freeRaw(t.Name, ".grad", prev, spec.RoleGradient)
+				s.freeRaw(t.Name, ".grad", blk, spec.RoleGradient)
+				blk, view = sum, false
+			} else {
+				s.freeRaw(t.Name, ".grad", blk, spec.RoleGradient)
+				blk, view = prev, false
 			}
-			s.freeRaw(t.Name, ".grad", prev, spec.RoleGradient)
-			s.freeRaw(t.Name, ".grad", blk, spec.RoleGradient)
-			blk = sum
 		}
-		s.pending[p] = blk
+		s.pending[p], s.pendingView[p] = blk, view
 		if s.pendingLeft[p] > 0 {
 			return nil
 		}
@@ -617,6 +625,11 @@ func (s *sim) backwardOp(i int) error {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
 		}
+		for j, by := range op.BackwardTempsFreedBy[:min(k, len(op.BackwardTempsFreedBy))] {
+			if by == k {
+				s.free(op.BackwardTemps[j])
+			}
+		}
 	}
 	if s.wsAfter != nil { // nothing was allocated
 		s.wsAfter = nil
@@ -628,7 +641,9 @@ func (s *sim) backwardOp(i int) error {
 		s.releaseSaved(i) // no reduction (releaseSaved runs once)
 	}
 	for k := len(op.BackwardTemps) - 1; k >= 0; k-- {
-		s.free(op.BackwardTemps[k])
+		if k >= len(op.BackwardTempsFreedBy) || op.BackwardTempsFreedBy[k] == 0 {
+			s.free(op.BackwardTemps[k])
+		}
 	}
 	for _, b := range incoming {
 		s.releaseBuf(b)
@@ -640,7 +655,8 @@ func (s *sim) backwardOp(i int) error {
 		}
 	}
 	for _, g := range made {
-		if err := s.deliverParamGrad(g.param, g.block); err != nil {
+		view := op.WeightGradView && len(s.g.Tensors[g.param].Shape) == 2
+		if err := s.deliverParamGrad(g.param, g.block, view); err != nil {
 			return err
 		}
 	}

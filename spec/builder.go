@@ -208,6 +208,8 @@ type OpSpec struct {
 	Temps   []TensorSpec
 	// BackwardTemps are allocated in the op's backward after the input gradients.
 	BackwardTemps []TensorSpec
+	// BackwardTempsFreedBy frees backward temps early (Op.BackwardTempsFreedBy).
+	BackwardTempsFreedBy []int
 	// ReduceTemps counts the last BackwardTemps that are the engine's
 	// reduction of a broadcast gradient (Op.ReduceTemps).
 	ReduceTemps int
@@ -317,10 +319,12 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			}
 		}
 		op.ReduceTemps = s.ReduceTemps
+		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
 		if !reqGrad {
 			op.Saved = nil
 			op.Extra = nil
 			op.BackwardTemps = nil
+			op.BackwardTempsFreedBy = nil
 			op.ReduceTemps = 0
 		}
 	}

@@ -126,6 +126,10 @@ type Op struct {
 	// BackwardTemps are allocated in order during the op's backward, after the
 	// input gradients, and freed when it ends.
 	BackwardTemps []TensorID `json:"backward_temps,omitempty"`
+	// BackwardTempsFreedBy, where set, is aligned with BackwardTemps: a
+	// value j > k frees temp k as soon as temp j is made (an intermediate
+	// the backward's next step consumes); 0 keeps it to the end.
+	BackwardTempsFreedBy []int `json:"backward_temps_freed_by,omitempty"`
 	// ReduceTemps is how many of the last BackwardTemps the autograd engine
 	// allocates after the backward function returns: the staging buffers of
 	// the sum that reduces a broadcast gradient (a Linear's bias, a norm's
@@ -148,6 +152,11 @@ type Op struct {
 	// 2-D and unfolds the gradient), so an input buffer holding one cannot be
 	// added to in place: the view's base shares its storage.
 	GradInputViews bool `json:"grad_input_views,omitempty"`
+	// WeightGradView: the weight's gradient reaches its AccumulateGrad as a
+	// view — F.linear multiplies by the weight transposed, and the transpose's
+	// backward transposes the gradient back — so a tied weight's next
+	// gradient is summed out of place.
+	WeightGradView bool `json:"weight_grad_view,omitempty"`
 }
 
 // Graph is the expansion of a model: every tensor, and the ops in execution order.

@@ -94,7 +94,7 @@ func (b *Builder) Linear(name string, x, w, bias TensorID) TensorID {
 		bias = b.matmulIn(bias, "")
 	}
 	w = b.matmulIn(w, "")
-	return b.gemm(name, x, w, bias, b.Shape(w)[0])
+	return b.gemm(name, x, w, bias, b.Shape(w)[0], true)
 }
 
 // gemmSaved is what a GEMM keeps for backward: the input for the weight's
@@ -115,10 +115,12 @@ func (b *Builder) gemmSaved(x, w TensorID) []TensorID {
 // Addmm is torch.addmm(bias, x, w) with w stored [in, out] (GPT-2's Conv1D);
 // its bias gradient is reduced like a Linear's (gemm).
 func (b *Builder) Addmm(name string, x, w, bias TensorID) TensorID {
-	return b.gemm(name, x, w, bias, b.Shape(w)[1])
+	return b.gemm(name, x, w, bias, b.Shape(w)[1], false)
 }
 
-func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID {
+// gemm is a GEMM of x by w (transposed: F.linear's [out, in] weight) with
+// an optional bias.
+func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transposed bool) TensorID {
 	x = b.matmulIn(x, name+".input_cast")
 	w = b.matmulIn(w, "")
 	if bias != NoTensor {
@@ -140,6 +142,7 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64) TensorID 
 	// F.linear (and a Conv1D's view-addmm-view) folds a [..., S, K] input
 	// to 2-D: its gradient comes back through the fold's reshape, a view.
 	op.GradInputViews = len(b.Shape(x)) > 2
+	op.WeightGradView = transposed
 	// addmm's backward hands the output gradient on as the bias's; the
 	// engine sums it over the rows to the bias's shape, with its staging
 	// buffer (SumStaging) — a Linear's bias and a GPT-2 Conv1D's alike
@@ -183,11 +186,44 @@ func (b *Builder) embedding(name string, idx, w TensorID, expanded bool) TensorI
 		s.BackwardTemps = []TensorSpec{TS("index_contiguous", Int64, n)}
 	}
 	if n > 3072 {
-		segs := n + n/10
-		s.BackwardTemps = append(s.BackwardTemps, TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), TS("segment_offsets", Int64, n),
-			TS("partial_segment_offset", Int64, segs), TS("grad_weight_per_segment", FP32, segs, b.Shape(w)[1]))
+		s.BackwardTemps = append(s.BackwardTemps, sortedEmbeddingBackwardTemps(n, b.Shape(w)[0], b.Shape(w)[1], b.DType(w))...)
 	}
 	return b.Emit(s)[0]
+}
+
+// embeddingBackwardSMs is the streaming-multiprocessor count of the GPUs the
+// bundled profiles calibrate (H100, H200: 132), which the sorted embedding
+// backward's choice of kernel reads. For real tables the choice is the same
+// on any GPU: vocabularies are far above the threshold, type tables (2 rows)
+// far below.
+const embeddingBackwardSMs = 132
+
+// sortedEmbeddingBackwardTemps are embedding_dense_backward's buffers above
+// 3072 indices (n), for a [rows, width] table: the sorted and original
+// int64 indices, the segment offsets, and (n/10 + min(n, rows)) partial
+// segment offsets. Then, when the per-segment sum would use few GPU blocks
+// (min(n, rows)·⌈width/32⌉·32/min(that, 1024) under 4 per SM) and far fewer
+// than there are partial segments, the fused kernel adds partial sums
+// atomically: a partial-to-segment map, and for 16-bit tables an fp32
+// accumulator of the table's shape (measured: BERT's 2-row token-type
+// table); otherwise the two-pass kernel keeps every partial sum in fp32
+// (measured: 70.4 MiB for TinyLlama's 8192 tokens × 2048).
+func sortedEmbeddingBackwardTemps(n, rows, width int64, dt DType) []TensorSpec {
+	segments := min(n, rows)
+	partials := n/10 + segments
+	warped := (width + 31) / 32 * 32
+	block := min(warped, 1024)
+	grid := (segments*warped + block - 1) / block
+	temps := []TensorSpec{TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), TS("segment_offsets", Int64, n),
+		TS("partial_segment_offset", Int64, partials)}
+	if grid < embeddingBackwardSMs*4 && partials > grid*4 {
+		temps = append(temps, TS("partial_to_segment", Int64, partials))
+		if dt != FP32 {
+			temps = append(temps, TS("grad_weight_fp32", FP32, rows, width))
+		}
+		return temps
+	}
+	return append(temps, TS("grad_weight_per_segment", FP32, partials, width))
 }
 
 // ReLU saves its output; in place it writes over x.
@@ -228,9 +264,14 @@ func (b *Builder) Scale(name string, x TensorID) TensorID {
 	return b.Emit(OpSpec{Kind: "mul_scalar", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}})[0]
 }
 
-// Pow raises to a scalar power; saves its input.
+// Pow raises to a scalar power; saves its input. Its backward, pow_backward,
+// computes grad · (n · x.pow(n − 1)): two input-sized temporaries, freed as
+// the expression ends (measured in GPT-2's GELU, x³: two [B, S, 4H] buffers
+// per layer).
 func (b *Builder) Pow(name string, x TensorID) TensorID {
-	return b.Emit(OpSpec{Kind: "pow", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, Saved: []TensorID{x}})[0]
+	dt, shape := b.DType(x), b.Shape(x)
+	return b.Emit(OpSpec{Kind: "pow", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", dt, shape...)}, Saved: []TensorID{x},
+		BackwardTemps: []TensorSpec{TS("pow_minus_1", dt, shape...), TS("times_exponent", dt, shape...)}})[0]
 }
 
 // Add adds two tensors (a residual join); nothing saved; the gradient passes
@@ -418,6 +459,25 @@ func PickSDPA(dt DType, hasMask bool) SDPABackend {
 	return SDPAMath
 }
 
+// efficientBackwardTemps are the temporaries of the memory-efficient
+// attention's backward in fp32 (_efficient_attention_backward, after dq, dk,
+// dv): the fp32 kernel does not compute delta itself, so it is
+// (grad_out · out).sum(-1).transpose(-2, -1).contiguous() — a [B, S, H, d]
+// product freed once summed, the [B, S, H] sum freed once copied, the
+// [B, H, S] delta — then the kernel's workspace, which accumulates dq in
+// fp32: per batch and head, one (64·64 + 4)-float tile for each 64 queries
+// and 64 head dims (measured on the H200 at d = 64 for S = 128, 197, 512,
+// 1024: 16,400 B per query block).
+func efficientBackwardTemps(bsz, heads, s, d int64) ([]TensorSpec, []int) {
+	tiles := bsz * heads * ((s + 63) / 64) * ((d + 63) / 64)
+	return []TensorSpec{
+		TS("delta_product", FP32, bsz, s, heads, d),
+		TS("delta_sum", FP32, bsz, s, heads),
+		TS("delta", FP32, bsz, heads, s),
+		TS("workspace", UInt8, tiles*(64*64+4)*4),
+	}, []int{1, 2, 0, 0}
+}
+
 // SDPA is F.scaled_dot_product_attention on q, k, v of shape [B, H, S, d]
 // (kv heads may be fewer: the caller repeats them). Saves q, k, v, the
 // output, a fp32 logsumexp and the philox seed/offset.
@@ -447,7 +507,7 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	case SDPAEfficient:
 		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32), TS("philox_seed", Int64), TS("philox_offset", Int64)}
 		spec.SaveExtra = []int{0, 1, 2}
-		spec.BackwardTemps = []TensorSpec{TS("delta", FP32, bsz, heads, (s+31)/32*32)}
+		spec.BackwardTemps, spec.BackwardTempsFreedBy = efficientBackwardTemps(bsz, heads, s, d)
 	case SDPACuDNN, SDPAFlash:
 		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, s, 1), TS("philox_seed", Int64), TS("philox_offset", Int64)}
 		spec.SaveExtra = []int{0, 1, 2}

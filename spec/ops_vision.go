@@ -244,10 +244,8 @@ func BiasGradReduceTemps(n, h int64) []TensorSpec { return stagingTemps(n, h) }
 //   - fp32: the memory-efficient kernel. Forward: the output (laid out
 //     [B, S, H, d], so the caller's transpose(1, 2).contiguous() is free) and
 //     an fp32 logsumexp [B, H, S rounded up to 32]; the dropout RNG state
-//     stays on the CPU. Backward: dq, dk, dv, then a contiguous copy of the
-//     output gradient and two fp32 [B, H, S] buffers; after the copy and the
-//     first buffer are freed, a workspace of B·H·(S64·d·4 + S64/64·16) bytes
-//     (S64 = S rounded up to 64) — measured at S = 128 and 197.
+//     stays on the CPU. Backward: dq, dk, dv, then delta and the kernel's
+//     workspace (efficientBackwardTemps) — measured at S = 128 and 197.
 //   - bf16/fp16: the cuDNN kernel. Forward: int64 philox seed and offset
 //     (training), the output, an fp32 logsumexp [B, H, S, 1] and a 256-byte
 //     scratch. Backward: dq, dk, dv and one workspace of
@@ -268,16 +266,7 @@ func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) Te
 		spec.Kind = "sdpa_efficient"
 		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32)}
 		spec.SaveExtra = []int{0}
-		s64 := (s + 63) / 64 * 64
-		ws := bsz * heads * (s64*d*4 + s64/64*16)
-		copyBytes := bsz * heads * s * d * dt.Size()
-		// The engine allocates backward temporaries together and frees them
-		// in reverse: keep the phase with the larger peak.
-		if ws >= copyBytes+bhs4 {
-			spec.BackwardTemps = []TensorSpec{TS("delta", FP32, bsz, heads, s), TS("workspace", UInt8, ws)}
-		} else {
-			spec.BackwardTemps = []TensorSpec{TS("grad_out_contiguous", dt, bsz, heads, s, d), TS("delta", FP32, bsz, heads, s), TS("delta2", FP32, bsz, heads, s)}
-		}
+		spec.BackwardTemps, spec.BackwardTempsFreedBy = efficientBackwardTemps(bsz, heads, s, d)
 	default:
 		spec.Kind = "sdpa_cudnn"
 		spec.Extra = []TensorSpec{TS("philox_seed", Int64), TS("philox_offset", Int64), TS("logsumexp", FP32, bsz, heads, s, 1)}
