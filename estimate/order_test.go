@@ -180,6 +180,49 @@ func TestEngineOrderAtFunctionReturn(t *testing.T) {
 	before("free grad(model.layers.7.add_mlp.out)", "alloc model.embed_tokens.weight.grad (sum)")
 }
 
+// Backward buffers measured in steady traces (the allocator's requests
+// line up one for one with the estimate's): the fp32 memory-efficient
+// attention frees its delta product before it makes its dq workspace (GPT-2,
+// 25,165,824 and 25,190,400 B); BERT's 2-row token-type table takes the
+// fused embedding backward (a partial-to-segment map, no per-segment sums);
+// a tied weight's second gradient is summed out of place in fp32 (the
+// lm_head's gradient is a view) and in place under autocast.
+func TestMeasuredBackwardBuffers(t *testing.T) {
+	type event struct {
+		action estimate.Action
+		tensor string
+	}
+	find := func(r *estimate.Result, want event) (int, int64) {
+		for i, e := range r.Timeline {
+			if e.Iteration == 2 && e.Phase == estimate.PhaseBackward && e.Action == want.action && e.Tensor == want.tensor {
+				return i, e.Requested
+			}
+		}
+		return -1, 0
+	}
+	gpt2 := timelineOf(t, "../examples/measured/gpt2-fp32-adamw-b8.yaml")
+	const sdpa = "transformer.h.11.attn.sdpa."
+	freed, _ := find(gpt2, event{estimate.ActionFree, sdpa + "delta_product"})
+	made, ws := find(gpt2, event{estimate.ActionAlloc, sdpa + "workspace"})
+	if _, product := find(gpt2, event{estimate.ActionAlloc, sdpa + "delta_product"}); product != 25165824 || ws != 25190400 || freed < 0 || freed > made {
+		t.Errorf("GPT-2 attention backward: delta product %d B freed at %d, workspace %d B made at %d", product, freed, ws, made)
+	}
+	if i, _ := find(gpt2, event{estimate.ActionAlloc, "transformer.wte.weight.grad (sum)"}); i < 0 {
+		t.Error("GPT-2 fp32: the tied wte's gradients are not summed out of place")
+	}
+	bert := timelineOf(t, "../examples/measured/bert-fp32-adamw-b8.yaml")
+	if i, _ := find(bert, event{estimate.ActionAlloc, "bert.embeddings.token_type_embeddings.grad_weight_per_segment"}); i >= 0 {
+		t.Error("BERT's token-type backward keeps per-segment sums (want the fused kernel)")
+	}
+	if _, n := find(bert, event{estimate.ActionAlloc, "bert.embeddings.token_type_embeddings.partial_to_segment"}); n != 3288 {
+		t.Errorf("BERT's token-type partial-to-segment map: %d B, want 3288 (411 int64)", n)
+	}
+	amp := timelineOf(t, "../examples/measured/bert-amp-bf16-adamw-b8.yaml")
+	if i, _ := find(amp, event{estimate.ActionAlloc, "bert.embeddings.word_embeddings.weight.grad (sum)"}); i >= 0 {
+		t.Error("BERT under autocast: the tied word embedding's gradients are summed out of place")
+	}
+}
+
 // timelineOf estimates a bundled description on the H200 profile, keeping
 // every allocator event.
 func timelineOf(t *testing.T, file string) *estimate.Result {
