@@ -223,6 +223,39 @@ func TestMeasuredBackwardBuffers(t *testing.T) {
 	}
 }
 
+// Python locals of GPT-2's modules, measured in no-grad forwards (the
+// steady traces of gpt2-fp32-infer-b8 and gpt2-fp32-adamw-ckpt-b8): the
+// block's hidden_states (ln_1's output) lives until the residual add
+// rebinds it, c_attn's output until the attention module returns, and a
+// checkpoint's recompute, which stops at the block's last saver (the MLP's
+// dropout), lets the block's locals go there — attn_output among them.
+func TestGPT2Locals(t *testing.T) {
+	order := func(r *estimate.Result, iteration int, phase estimate.Phase) map[string]int {
+		at := map[string]int{}
+		for i, e := range r.Timeline {
+			if e.Iteration == iteration && e.Phase == phase {
+				if key := e.Action.String() + " " + e.Tensor; at[key] == 0 {
+					at[key] = i + 1
+				}
+			}
+		}
+		return at
+	}
+	before := func(at map[string]int, a, b string) {
+		t.Helper()
+		if at[a] == 0 || at[b] == 0 || at[a] >= at[b] {
+			t.Errorf("%q (event %d) should come before %q (event %d)", a, at[a]-1, b, at[b]-1)
+		}
+	}
+	infer := order(timelineOf(t, "../examples/measured/gpt2-fp32-infer-b8.yaml"), 2, estimate.PhaseForward)
+	const l = "transformer.h.3."
+	before(infer, "alloc "+l+"add_attn.out", "free "+l+"ln_1.out")
+	before(infer, "alloc "+l+"attn.c_proj.out", "free "+l+"attn.c_attn.out")
+	before(infer, "alloc "+l+"mlp.act.mul.out", "free "+l+"mlp.c_fc.out")
+	ckpt := order(timelineOf(t, "../examples/measured/gpt2-fp32-adamw-ckpt-b8.yaml"), 2, estimate.PhaseBackward)
+	before(ckpt, "alloc "+l+"mlp.dropout.out", "free "+l+"attn.resid_dropout.out")
+}
+
 // timelineOf estimates a bundled description on the H200 profile, keeping
 // every allocator event.
 func timelineOf(t *testing.T, file string) *estimate.Result {

@@ -21,6 +21,10 @@ type liveness struct {
 	blockLocal []map[spec.TensorID]int32
 	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
 	releaseAfter [][]spec.TensorID
+	// unwind lists, per block, the storages its recompute makes that Python
+	// locals hold past the recompute's stop: the early stop unwinds the
+	// block's frames, and they go there.
+	unwind [][]spec.TensorID
 	// cached lists the tensors held to the end of the forward (autocast cache, model output).
 	cached []spec.TensorID
 	// paramUses counts the ops whose backward delivers a gradient to each parameter.
@@ -93,6 +97,7 @@ func (s *sim) prepare() *liveness {
 	// External inputs and local reads of each block; mark[st] == b+1 once
 	// storage st is listed as block b's external input.
 	mark := make([]int32, n)
+	lv.unwind = make([][]spec.TensorID, nb)
 	for b := 0; b < nb; b++ {
 		if lv.blockFirst[b] < 0 {
 			continue
@@ -111,6 +116,11 @@ func (s *sim) prepare() *liveness {
 			}
 			if i > lv.blockStop[b] {
 				continue
+			}
+			for _, o := range op.Outputs {
+				if st := s.storage(o); st == o && s.g.Tensors[st].HeldUntil > lv.blockStop[b] {
+					lv.unwind[b] = append(lv.unwind[b], st)
+				}
 			}
 			for _, in := range op.Inputs {
 				st := s.storage(in)
@@ -158,12 +168,13 @@ func (s *sim) execOp(i int, recompute bool) error {
 			return err
 		}
 		// A recompute runs in its own autocast region (its casts are not
-		// cached past it) and stops at the block's last saver, so only the
-		// Python locals released inside that range hold anything.
+		// cached past it); the Python locals it makes are let go by the op
+		// that releases them or, past its stop at the block's last saver,
+		// at the stop (recompute).
 		if s.g.Tensors[id].Cached && !recompute {
 			s.holds[id]++
 		}
-		if h := s.g.Tensors[id].HeldUntil; h >= 0 && (!recompute || h <= s.lv.blockStop[op.Block]) {
+		if h := s.g.Tensors[id].HeldUntil; h >= 0 {
 			s.holds[id]++
 		}
 	}
@@ -432,6 +443,15 @@ func (s *sim) recompute(b int) error {
 			return err
 		}
 	}
+	// The stop unwinds the block's frames: their locals go (measured: a
+	// GPT-2 block's attn_output, held to the block's end, is freed after
+	// the recompute's last saver, the MLP's dropout).
+	for _, st := range s.lv.unwind[b] {
+		if s.isLive[st] && s.holds[st] > 0 {
+			s.holds[st]--
+			s.maybeFree(st)
+		}
+	}
 	return nil
 }
 
@@ -571,11 +591,21 @@ func (s *sim) backwardOp(i int) error {
 	var made []madeGrad
 	switch op.Flow {
 	case spec.GradPassThrough:
-		for _, in := range op.Inputs {
-			if s.g.Tensors[in].RequiresGrad {
-				s.bufs[incoming[0]].refs++
-				out = append(out, pending{in, incoming[0]})
+		for k, in := range op.Inputs {
+			if !s.g.Tensors[in].RequiresGrad {
+				continue
 			}
+			if k < len(op.GradInputs) && op.GradInputs[k] != spec.NoTensor {
+				// A broadcast input: the engine sums the gradient to its shape.
+				b, err := s.newBuf(op.GradInputs[k])
+				if err != nil {
+					return err
+				}
+				out = append(out, pending{in, b})
+				continue
+			}
+			s.bufs[incoming[0]].refs++
+			out = append(out, pending{in, incoming[0]})
 		}
 	case spec.GradNew:
 		// A bias-free GEMM (mm) makes the weight's gradient before the

@@ -144,7 +144,7 @@ func (g *gpt2) conv1D(name string, x, w, bias spec.TensorID) spec.TensorID {
 
 func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, mprojW, mprojB spec.TensorID) spec.TensorID {
 	b := g.b
-	residual := h
+	in, residual := h, h
 	x := b.LayerNorm("ln_1", h, ln1w, ln1b)
 	attnOut, weights := spec.NoTensor, spec.NoTensor
 	b.Scoped("attn", func() {
@@ -158,31 +158,46 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 			if g.useCache {
 				// use_cache (the config default): DynamicCache.update copies
 				// k and v (torch.cat) and holds them until the output is dropped.
-				k = b.Contiguous("cache_keys", k, b.Shape(k)...)
-				v = b.Contiguous("cache_values", v, b.Shape(v)...)
-				b.T(k).Cached = true
-				b.T(v).Cached = true
+				// Under cuDNN its dk and dv come back laid out like the
+				// copies ([B, H, S, d]), and the view back to the projection's
+				// [B, S, H·d] copies them (measured in bf16: one [B, S, H·d]
+				// buffer each before dv's and dk's are freed); the
+				// memory-efficient kernel's come back laid out [B, S, H, d].
+				relayout := spec.PickSDPA(b.DType(k), false) == spec.SDPACuDNN
+				k = b.CacheCopy("cache_keys", k, relayout)
+				v = b.CacheCopy("cache_values", v, relayout)
 			}
 			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true)
 		}
 		merged := b.View("merge_heads", o, g.batch, g.seq, g.ld)
 		attnOut = g.conv1D("c_proj", merged, projW, projB)
 		attnOut = b.Dropout("resid_dropout", attnOut, g.resid)
+		// query, key and value, views of c_attn's output, are locals of
+		// GPT2Attention.forward until it returns.
+		b.HoldUntilLastOp(qkv)
 	})
 	h = b.Add("add_attn", attnOut, residual)
+	// GPT2Block.forward's hidden_states (ln_1's output) is rebound by the
+	// residual add (measured in no-grad forwards: freed after add_attn).
+	b.HoldUntilLastOp(x)
 	residual = h
 	x = b.LayerNorm("ln_2", h, ln2w, ln2b)
 	var mlpOut spec.TensorID
 	b.Scoped("mlp", func() {
-		y := g.conv1D("c_fc", x, fcW, fcB)
-		y = g.activation("act", y)
+		fc := g.conv1D("c_fc", x, fcW, fcB)
+		y := g.activation("act", fc)
+		// GPT2MLP.forward rebinds hidden_states (c_fc's output) once the
+		// activation returns.
+		b.HoldUntilLastOp(fc)
 		y = g.conv1D("c_proj", y, mprojW, mprojB)
 		mlpOut = b.Dropout("dropout", y, g.resid)
 	})
 	h = b.Add("add_mlp", residual, mlpOut)
-	// attn_output, self_attn_weights (eager attention's weights) and
-	// feed_forward_hidden_states are locals of GPT2Block.forward.
-	b.HoldUntilLastOp(attnOut, weights, mlpOut)
+	// attn_output, self_attn_weights (eager attention's weights),
+	// feed_forward_hidden_states and hidden_states (ln_2's output) are
+	// locals of GPT2Block.forward; the caller holds the block's input until
+	// it returns.
+	b.HoldUntilLastOp(attnOut, weights, mlpOut, x, in)
 	return h
 }
 
