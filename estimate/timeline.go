@@ -13,6 +13,12 @@ type liveness struct {
 	// blocks: first and last op of each checkpoint block, and the storages
 	// made outside the block that it reads (kept for the recompute).
 	blockFirst, blockLast []int
+	// blockFirstSaver is the first op of a block that saves anything: once
+	// its backward has released what it saved, no saved tensor of the block
+	// refers to the checkpoint any more, and the checkpoint lets its inputs
+	// go (measured: a Llama layer's input is freed after the input norm's
+	// pow backward, before the cast's); -1 when the block saves nothing.
+	blockFirstSaver []int
 	// blockStop is the last op of a block that saves anything: the backward
 	// recompute stops there (non-reentrant checkpoint's early stop), -1 when
 	// the block saves nothing.
@@ -22,9 +28,11 @@ type liveness struct {
 	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
 	releaseAfter [][]spec.TensorID
 	// unwind lists, per block, the storages its recompute makes that Python
-	// locals hold past the recompute's stop: the early stop unwinds the
-	// block's frames, and they go there.
-	unwind [][]spec.TensorID
+	// locals hold past the recompute's stop — held until a later op, or read
+	// by an op past it — and pastStop marks the read ones: the early stop
+	// unwinds the block's frames, and they go there.
+	unwind   [][]spec.TensorID
+	pastStop []bool
 	// cached lists the tensors held to the end of the forward (autocast cache, model output).
 	cached []spec.TensorID
 	// paramUses counts the ops whose backward delivers a gradient to each parameter.
@@ -51,11 +59,13 @@ func (s *sim) prepare() *liveness {
 	lv.blockFirst = make([]int, nb)
 	lv.blockLast = make([]int, nb)
 	lv.blockStop = make([]int, nb)
+	lv.blockFirstSaver = make([]int, nb)
 	lv.blockExt = make([][]spec.TensorID, nb)
 	lv.blockLocal = make([]map[spec.TensorID]int32, nb)
 	for i := range lv.blockFirst {
 		lv.blockFirst[i] = -1
 		lv.blockStop[i] = -1
+		lv.blockFirstSaver[i] = -1
 	}
 	lv.releaseAfter = make([][]spec.TensorID, len(s.g.Ops))
 	for i := range s.g.Tensors {
@@ -91,13 +101,16 @@ func (s *sim) prepare() *liveness {
 			lv.blockLast[b] = i
 			if !op.NoGrad && len(op.Saved) > 0 {
 				lv.blockStop[b] = i
+				if lv.blockFirstSaver[b] < 0 {
+					lv.blockFirstSaver[b] = i
+				}
 			}
 		}
 	}
 	// External inputs and local reads of each block; mark[st] == b+1 once
 	// storage st is listed as block b's external input.
 	mark := make([]int32, n)
-	lv.unwind = make([][]spec.TensorID, nb)
+	lv.unwind, lv.pastStop = make([][]spec.TensorID, nb), make([]bool, n)
 	for b := 0; b < nb; b++ {
 		if lv.blockFirst[b] < 0 {
 			continue
@@ -115,6 +128,13 @@ func (s *sim) prepare() *liveness {
 				}
 			}
 			if i > lv.blockStop[b] {
+				for _, in := range op.Inputs {
+					st := s.storage(in)
+					if prod := s.g.Tensors[st].Op; prod >= lv.blockFirst[b] && prod <= lv.blockStop[b] && !lv.perm[st] && !lv.pastStop[st] && s.g.Tensors[st].HeldUntil <= lv.blockStop[b] {
+						lv.pastStop[st] = true
+						lv.unwind[b] = append(lv.unwind[b], st)
+					}
+				}
 				continue
 			}
 			for _, o := range op.Outputs {
@@ -174,7 +194,10 @@ func (s *sim) execOp(i int, recompute bool) error {
 		if s.g.Tensors[id].Cached && !recompute {
 			s.holds[id]++
 		}
-		if h := s.g.Tensors[id].HeldUntil; h >= 0 {
+		if s.g.Tensors[id].HeldUntil >= 0 {
+			s.holds[id]++
+		}
+		if recompute && s.lv.pastStop[id] {
 			s.holds[id]++
 		}
 	}
@@ -525,7 +548,7 @@ func (s *sim) backward() error {
 		if err := s.backwardOp(i); err != nil {
 			return err
 		}
-		if s.checkpointed(op) && i == s.lv.blockFirst[op.Block] {
+		if s.checkpointed(op) && (i == s.lv.blockFirstSaver[op.Block] || (s.lv.blockFirstSaver[op.Block] < 0 && i == s.lv.blockFirst[op.Block])) {
 			for _, st := range s.lv.blockExt[op.Block] {
 				s.holds[st]--
 				s.maybeFree(st)
@@ -586,9 +609,16 @@ func (s *sim) backwardOp(i int) error {
 	type pending struct {
 		t spec.TensorID
 		b int32
+		k int // the input's index
 	}
 	var out []pending
 	var made []madeGrad
+	var products []int // inputs whose gradient is first a product (GradProducts)
+	if op.BackwardTempsFirst {
+		if err := s.backwardTemps(i, s.checkpointed(op) && s.recomputed[op.Block]); err != nil {
+			return err
+		}
+	}
 	switch op.Flow {
 	case spec.GradPassThrough:
 		for k, in := range op.Inputs {
@@ -601,11 +631,11 @@ func (s *sim) backwardOp(i int) error {
 				if err != nil {
 					return err
 				}
-				out = append(out, pending{in, b})
+				out = append(out, pending{in, b, k})
 				continue
 			}
 			s.bufs[incoming[0]].refs++
-			out = append(out, pending{in, incoming[0]})
+			out = append(out, pending{in, incoming[0], k})
 		}
 	case spec.GradNew:
 		// A bias-free GEMM (mm) makes the weight's gradient before the
@@ -620,9 +650,19 @@ func (s *sim) backwardOp(i int) error {
 			}
 			slices.Reverse(order)
 		}
+		if op.InputGradsReversed {
+			slices.Reverse(order)
+		}
 		for _, k := range order {
 			gid := op.GradInputs[k]
 			if gid == spec.NoTensor {
+				continue
+			}
+			if k < len(op.GradProducts) && op.GradProducts[k] != spec.NoTensor {
+				if err := s.alloc(op.GradProducts[k], spec.RoleTemporary); err != nil {
+					return err
+				}
+				products = append(products, k)
 				continue
 			}
 			b, err := s.newBuf(gid)
@@ -630,7 +670,7 @@ func (s *sim) backwardOp(i int) error {
 				return err
 			}
 			s.bufs[b].view = op.GradInputViews
-			out = append(out, pending{op.Inputs[k], b})
+			out = append(out, pending{op.Inputs[k], b, k})
 		}
 	}
 	if !op.WeightGradFirst || op.Flow != spec.GradNew {
@@ -647,18 +687,9 @@ func (s *sim) backwardOp(i int) error {
 	// the engine releases the node's variables, after its incoming
 	// gradients.
 	recomputed := s.checkpointed(op) && s.recomputed[op.Block]
-	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
-	for k, id := range op.BackwardTemps {
-		if k == reduceFrom && recomputed {
-			s.releaseSaved(i)
-		}
-		if err := s.alloc(id, spec.RoleTemporary); err != nil {
+	if !op.BackwardTempsFirst {
+		if err := s.backwardTemps(i, recomputed); err != nil {
 			return err
-		}
-		for j, by := range op.BackwardTempsFreedBy[:min(k, len(op.BackwardTempsFreedBy))] {
-			if by == k {
-				s.free(op.BackwardTemps[j])
-			}
 		}
 	}
 	if s.wsAfter != nil { // nothing was allocated
@@ -675,6 +706,20 @@ func (s *sim) backwardOp(i int) error {
 			s.free(op.BackwardTemps[k])
 		}
 	}
+	// validate_outputs sums or casts each product to its input's shape and
+	// dtype, in input order, and drops the product.
+	slices.Sort(products)
+	for _, k := range products {
+		b, err := s.newBuf(op.GradInputs[k])
+		if err != nil {
+			return err
+		}
+		s.free(op.GradProducts[k])
+		out = append(out, pending{op.Inputs[k], b, k})
+	}
+	if op.InputGradsReversed { // the engine delivers in input order
+		slices.SortStableFunc(out, func(a, b pending) int { return a.k - b.k })
+	}
 	for _, b := range incoming {
 		s.releaseBuf(b)
 	}
@@ -688,6 +733,28 @@ func (s *sim) backwardOp(i int) error {
 		view := op.WeightGradView && len(s.g.Tensors[g.param].Shape) == 2
 		if err := s.deliverParamGrad(g.param, g.block, view); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// backwardTemps makes op i's backward temporaries in order, freeing those
+// a later one consumes (Op.BackwardTempsFreedBy); before the engine's
+// reduction staging (ReduceTemps) a recomputed op's saved tensors go.
+func (s *sim) backwardTemps(i int, recomputed bool) error {
+	op := &s.g.Ops[i]
+	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
+	for k, id := range op.BackwardTemps {
+		if k == reduceFrom && recomputed {
+			s.releaseSaved(i)
+		}
+		if err := s.alloc(id, spec.RoleTemporary); err != nil {
+			return err
+		}
+		for j, by := range op.BackwardTempsFreedBy[:min(k, len(op.BackwardTempsFreedBy))] {
+			if by == k {
+				s.free(op.BackwardTemps[j])
+			}
 		}
 	}
 	return nil

@@ -210,6 +210,9 @@ type OpSpec struct {
 	BackwardTemps []TensorSpec
 	// BackwardTempsFreedBy frees backward temps early (Op.BackwardTempsFreedBy).
 	BackwardTempsFreedBy []int
+	// BackwardTempsFirst makes the backward temps before the input
+	// gradients (Op.BackwardTempsFirst).
+	BackwardTempsFirst bool
 	// ReduceTemps counts the last BackwardTemps that are the engine's
 	// reduction of a broadcast gradient (Op.ReduceTemps).
 	ReduceTemps int
@@ -320,6 +323,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		}
 		op.ReduceTemps = s.ReduceTemps
 		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
+		op.BackwardTempsFirst = s.BackwardTempsFirst
 		if !reqGrad {
 			op.Saved = nil
 			op.Extra = nil

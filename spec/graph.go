@@ -157,6 +157,19 @@ type Op struct {
 	// backward transposes the gradient back — so a tied weight's next
 	// gradient is summed out of place.
 	WeightGradView bool `json:"weight_grad_view,omitempty"`
+	// GradProducts, where set, is aligned with Inputs: the backward computes
+	// input k's gradient as a tensor of the output's shape and dtype
+	// (GradProducts[k]; NoTensor: directly as GradInputs[k]), which the
+	// engine then sums or casts to the input's (validate_outputs) — an
+	// elementwise product with a broadcast or lower-precision operand.
+	GradProducts []TensorID `json:"grad_products,omitempty"`
+	// InputGradsReversed: the backward computes its input gradients last
+	// input first (mul's generated backward: other, then self).
+	InputGradsReversed bool `json:"input_grads_reversed,omitempty"`
+	// BackwardTempsFirst: the backward makes its temporaries before the
+	// input gradients (one expression whose inner terms come first: pow's
+	// grad · (n · x.pow(n − 1))).
+	BackwardTempsFirst bool `json:"backward_temps_first,omitempty"`
 }
 
 // Graph is the expansion of a model: every tensor, and the ops in execution order.

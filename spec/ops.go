@@ -113,8 +113,11 @@ func (b *Builder) gemmSaved(x, w TensorID) []TensorID {
 }
 
 // Addmm is torch.addmm(bias, x, w) with w stored [in, out] (GPT-2's Conv1D);
-// its bias gradient is reduced like a Linear's (gemm).
+// its bias gradient is reduced like a Linear's (gemm). Under autocast the
+// casts run right to left: the weight, the input, then the bias (measured).
 func (b *Builder) Addmm(name string, x, w, bias TensorID) TensorID {
+	w = b.matmulIn(w, "")
+	x = b.matmulIn(x, name+".input_cast")
 	return b.gemm(name, x, w, bias, b.Shape(w)[1], false)
 }
 
@@ -256,7 +259,7 @@ func (b *Builder) Tanh(name string, x TensorID) TensorID {
 
 // Mul multiplies elementwise and saves both operands (those that need it).
 func (b *Builder) Mul(name string, x, y TensorID) TensorID {
-	return b.Emit(OpSpec{Kind: "mul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", promote(b.DType(x), b.DType(y)), broadcast(b.Shape(x), b.Shape(y))...)}, Saved: []TensorID{x, y}})[0]
+	return b.mul(name, x, y, []TensorID{x, y})
 }
 
 // Scale multiplies by a Python scalar: nothing saved.
@@ -265,20 +268,22 @@ func (b *Builder) Scale(name string, x TensorID) TensorID {
 }
 
 // Pow raises to a scalar power; saves its input. Its backward, pow_backward,
-// computes grad · (n · x.pow(n − 1)): two input-sized temporaries, freed as
-// the expression ends (measured in GPT-2's GELU, x³: two [B, S, 4H] buffers
-// per layer).
+// computes grad · (n · x.pow(n − 1)): two input-sized temporaries, made
+// before the gradient and freed as the expression ends (measured in GPT-2's
+// GELU, x³: two [B, S, 4H] buffers per layer, and Llama's RMSNorm, x²).
 func (b *Builder) Pow(name string, x TensorID) TensorID {
 	dt, shape := b.DType(x), b.Shape(x)
 	return b.Emit(OpSpec{Kind: "pow", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", dt, shape...)}, Saved: []TensorID{x},
-		BackwardTemps: []TensorSpec{TS("pow_minus_1", dt, shape...), TS("times_exponent", dt, shape...)}})[0]
+		BackwardTemps: []TensorSpec{TS("pow_minus_1", dt, shape...), TS("times_exponent", dt, shape...)}, BackwardTempsFirst: true})[0]
 }
 
 // Add adds two tensors (a residual join); nothing saved; the gradient passes
 // to both inputs unchanged — except to an input broadcast to the output's
-// shape, whose gradient the engine sums to that shape, a new tensor
-// (measured: GPT-2's [1, S, H] position embeddings get a [1, S, H]
-// gradient before their embedding's backward).
+// shape or of a lower precision, whose gradient the engine sums or casts to
+// the input's, a new tensor (measured: GPT-2's [1, S, H] position
+// embeddings get a [1, S, H] gradient before their embedding's backward;
+// under autocast the MLP's fp16 output gets an fp16 copy of the fp32
+// residual's gradient).
 func (b *Builder) Add(name string, x, y TensorID) TensorID {
 	shape := broadcast(b.Shape(x), b.Shape(y))
 	out := b.Emit(OpSpec{Kind: "add", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", promote(b.DType(x), b.DType(y)), shape...)}, Flow: GradPassThrough})[0]
@@ -287,7 +292,7 @@ func (b *Builder) Add(name string, x, y TensorID) TensorID {
 	}
 	op := &b.g.Ops[len(b.g.Ops)-1]
 	for k, in := range op.Inputs {
-		if k >= len(op.GradInputs) || !b.g.Tensors[in].RequiresGrad || b.T(in).Numel() == b.T(out).Numel() {
+		if k >= len(op.GradInputs) || !b.g.Tensors[in].RequiresGrad || (b.T(in).Numel() == b.T(out).Numel() && b.DType(in) == b.DType(out)) {
 			continue
 		}
 		t := b.g.Tensors[in]

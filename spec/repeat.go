@@ -350,6 +350,9 @@ func (b *Builder) writeCopy(w *copyWriter, step int64, prefix, before string) Te
 		o.Inputs, o.Params, o.Outputs = onIDs(o3.Inputs, o2.Inputs), onIDs(o3.Params, o2.Params), onIDs(o3.Outputs, o2.Outputs)
 		o.Extra, o.Saved, o.Temps = onIDs(o3.Extra, o2.Extra), onIDs(o3.Saved, o2.Saved), onIDs(o3.Temps, o2.Temps)
 		o.BackwardTemps, o.GradInputs = onIDs(o3.BackwardTemps, o2.BackwardTemps), onIDs(o3.GradInputs, o2.GradInputs)
+		if o3.GradProducts != nil {
+			o.GradProducts = onIDs(o3.GradProducts, o2.GradProducts)
+		}
 		g.Ops = append(g.Ops, o)
 	}
 	for i := range c.newParams {

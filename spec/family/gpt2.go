@@ -128,7 +128,11 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	if t.Mode == spec.ModeInference {
 		return b.Finish(spec.NoTensor, logits)
 	}
-	return b.Finish(causalLMLoss(b, logits, labels))
+	loss := causalLMLoss(b, logits, labels)
+	// GPT2LMHeadModel.forward's hidden_states (ln_f's output) lives until it
+	// returns (measured under autocast, where lm_head saves its cast).
+	b.HoldUntilLastOp(h)
+	return b.Finish(loss)
 }
 
 // conv1D is GPT-2's Conv1D: addmm(bias, x.view(-1, nx), weight) — a
@@ -139,7 +143,12 @@ func (g *gpt2) conv1D(name string, x, w, bias spec.TensorID) spec.TensorID {
 	flat := b.View(name+".view_in", x, g.batch*g.seq, s[len(s)-1])
 	// Conv1D's weight is [nx, nf]; the GEMM is x @ w.
 	out := b.Addmm(name, flat, w, bias)
-	return b.View(name+".view_out", out, g.batch, g.seq, b.Shape(w)[1])
+	out = b.View(name+".view_out", out, g.batch, g.seq, b.Shape(w)[1])
+	// The caller's variable holds x until the module returns (measured under
+	// autocast: the activation's fp32 output, whose last read is its cast,
+	// is freed after c_proj's output is made).
+	b.HoldUntilLastOp(x)
+	return out
 }
 
 func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, mprojW, mprojB spec.TensorID) spec.TensorID {

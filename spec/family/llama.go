@@ -206,21 +206,16 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 			b.EndBlock()
 			// The caller's hidden_states holds the layer input until the layer
 			// returns (under checkpointing the checkpoint keeps it anyway).
-			if !(train && t.ActivationCheckpointing) {
-				b.HoldUntilLastOp(in)
-			}
+			b.HoldUntilLastOp(in)
 			return out
 		})
 		b.SetLayer("model.norm")
 		last := h
 		h = b.LlamaRMSNorm("norm", h, norm)
 		// Locals of LlamaModel.forward: inputs_embeds, position_ids, the
-		// masks, position_embeddings and the last layer's output (made inside
-		// a checkpointed block, whose recompute would hold it again: left out).
-		held := []spec.TensorID{emb, pos, cos, sin}
-		if !(train && t.ActivationCheckpointing) {
-			held = append(held, last)
-		}
+		// masks, position_embeddings and the last layer's output, which the
+		// final norm's caller holds until the norm returns (measured).
+		held := []spec.TensorID{emb, pos, cos, sin, last}
 		for _, mk := range masks {
 			held = append(held, mk)
 		}
