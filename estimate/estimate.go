@@ -83,7 +83,7 @@ type sim struct {
 	paramGradOrder []spec.TensorID
 	// pending holds, per shared parameter, the gradient summed so far in
 	// backward; pendingLeft the edges still to deliver.
-	pending     []allocator.BlockID
+	pending []allocator.BlockID
 	// pendingView marks a pending gradient that is a view (it came through
 	// F.linear's transpose): the next one is summed out of place.
 	pendingView []bool
