@@ -277,6 +277,12 @@ func (r *replay) record(act Action, q *request, size, requested int64) {
 	}
 	pr := r.phaseRun
 	if pr == nil {
+		// Between the phases of an iteration (an inference output dropped
+		// once the forward's figures are read): an event of the phase that
+		// ended, in the timeline only.
+		if r.timeline && r.iteration > 0 {
+			r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: q.name + q.suffix, Role: q.role.String(), Bytes: size, Requested: requested, Allocated: r.a.Allocated(), Reserved: r.a.Reserved()})
+		}
 		return
 	}
 	allocated := r.a.Allocated()

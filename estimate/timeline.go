@@ -174,8 +174,8 @@ func (s *sim) execOp(i int, recompute bool) error {
 	op := &s.g.Ops[i]
 	s.curOp, s.curSuffix = op.Name, ""
 	hold := s.train && !op.NoGrad && (recompute || !s.checkpointed(op))
-	for _, id := range op.Extra {
-		if err := s.alloc(id, spec.RoleSaved); err != nil {
+	if !op.ExtraAfterOutputs {
+		if err := s.allocExtra(op); err != nil {
 			return err
 		}
 	}
@@ -201,6 +201,11 @@ func (s *sim) execOp(i int, recompute bool) error {
 			s.holds[id]++
 		}
 	}
+	if op.ExtraAfterOutputs {
+		if err := s.allocExtra(op); err != nil {
+			return err
+		}
+	}
 	if !recompute {
 		if err := s.matmulWorkspaces(op, false); err != nil {
 			return err
@@ -222,6 +227,17 @@ func (s *sim) execOp(i int, recompute bool) error {
 		s.maybeFree(s.storage(id))
 	}
 	s.releaseLocals(i, recompute)
+	return nil
+}
+
+// allocExtra makes what op keeps besides its outputs (statistics, masks,
+// logsumexp).
+func (s *sim) allocExtra(op *spec.Op) error {
+	for _, id := range op.Extra {
+		if err := s.alloc(id, spec.RoleSaved); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

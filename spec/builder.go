@@ -213,6 +213,8 @@ type OpSpec struct {
 	// BackwardTempsFirst makes the backward temps before the input
 	// gradients (Op.BackwardTempsFirst).
 	BackwardTempsFirst bool
+	// ExtraAfterOutputs makes Extra after the outputs (Op.ExtraAfterOutputs).
+	ExtraAfterOutputs bool
 	// ReduceTemps counts the last BackwardTemps that are the engine's
 	// reduction of a broadcast gradient (Op.ReduceTemps).
 	ReduceTemps int
@@ -254,7 +256,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 	}
 	idx := len(b.g.Ops)
 	name := b.Path(s.Name)
-	op := Op{Name: name, Kind: s.Kind, Layer: b.layer, Block: b.block, Inputs: s.Inputs, Params: s.Params, Matmul: s.Matmul, NoGrad: s.NoGrad || !b.Train(), Flow: s.Flow}
+	op := Op{Name: name, Kind: s.Kind, Layer: b.layer, Block: b.block, Inputs: s.Inputs, Params: s.Params, Matmul: s.Matmul, NoGrad: s.NoGrad || !b.Train(), Flow: s.Flow, ExtraAfterOutputs: s.ExtraAfterOutputs}
 	if op.Layer == "" {
 		op.Layer = name
 	}

@@ -166,6 +166,9 @@ type Op struct {
 	// InputGradsReversed: the backward computes its input gradients last
 	// input first (mul's generated backward: other, then self).
 	InputGradsReversed bool `json:"input_grads_reversed,omitempty"`
+	// ExtraAfterOutputs: the forward makes its Extra after its outputs
+	// (attention kernels' logsumexp, layer_norm's statistics).
+	ExtraAfterOutputs bool `json:"extra_after_outputs,omitempty"`
 	// BackwardTempsFirst: the backward makes its temporaries before the
 	// input gradients (one expression whose inner terms come first: pow's
 	// grad · (n · x.pow(n − 1))).

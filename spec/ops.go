@@ -365,7 +365,7 @@ func (b *Builder) LayerNorm(name string, x, w, bias TensorID) TensorID {
 			params = append(params, p)
 		}
 	}
-	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params,
+	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params, ExtraAfterOutputs: true,
 		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
 		Extra:   []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)},
 		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0, 1}})[0]
@@ -526,20 +526,24 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
 	backend := PickSDPA(b.DType(q), mask != NoTensor)
 	in := []TensorID{q, k, v}
+	saved := []TensorID{q, k, v}
 	noGrad := []int{}
 	if mask != NoTensor {
+		if b.DType(mask) == Bool && backend != SDPAMath {
+			// convert_boolean_attn_mask: where(mask, 0, -inf) in q's dtype, a
+			// new tensor per call, made before the kernel, which keeps it as
+			// its bias for backward.
+			mask = b.Emit(OpSpec{Kind: "convert_boolean_attn_mask", Name: name + ".additive_mask", Inputs: []TensorID{mask}, NoGrad: true,
+				Outputs: []TensorSpec{TS("out", b.DType(q), b.Shape(mask)...)}})[0]
+			saved = append(saved, mask)
+		}
 		in = append(in, mask)
 		noGrad = append(noGrad, 3)
 	}
-	spec := OpSpec{Kind: "sdpa_" + backend.String(), Name: name, Inputs: in, NoGradInputs: noGrad,
+	// The fused kernels make their output before the logsumexp (measured).
+	spec := OpSpec{Kind: "sdpa_" + backend.String(), Name: name, Inputs: in, NoGradInputs: noGrad, ExtraAfterOutputs: backend != SDPAMath,
 		Outputs: []TensorSpec{TS("out", b.DType(q), bsz, heads, s, d)},
-		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}}
-	var maskExtra []TensorSpec
-	if mask != NoTensor && b.DType(mask) == Bool && backend != SDPAMath {
-		// convert_boolean_attn_mask: where(mask, 0, -inf) in q's dtype, a new
-		// tensor per call that the kernel keeps as its bias for backward.
-		maskExtra = []TensorSpec{TS("additive_mask", b.DType(q), b.Shape(mask)...)}
-	}
+		Saved:   saved, SaveOut: []int{0}}
 	switch backend {
 	case SDPAEfficient:
 		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32), TS("philox_seed", Int64), TS("philox_offset", Int64)}
@@ -555,10 +559,6 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	case SDPAMath:
 		spec.Extra = []TensorSpec{TS("probs", b.DType(q), bsz, heads, s, s)}
 		spec.SaveExtra = []int{0}
-	}
-	if len(maskExtra) > 0 {
-		spec.SaveExtra = append(spec.SaveExtra, len(spec.Extra))
-		spec.Extra = append(spec.Extra, maskExtra...)
 	}
 	return b.Emit(spec)[0]
 }

@@ -257,7 +257,7 @@ func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) Te
 	qs := b.Shape(q)
 	bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
 	dt := b.DType(q)
-	spec := OpSpec{Name: name, Inputs: []TensorID{q, k, v},
+	spec := OpSpec{Name: name, Inputs: []TensorID{q, k, v}, ExtraAfterOutputs: true,
 		Outputs: []TensorSpec{TS("out", dt, bsz, heads, s, d)},
 		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}}
 	bhs4 := bsz * heads * s * 4
