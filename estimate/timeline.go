@@ -556,7 +556,12 @@ func (s *sim) backward() error {
 				return err
 			}
 		}
-		if s.checkpointed(op) && !s.recomputed[op.Block] {
+		// The recompute runs when the first backward node of the block
+		// unpacks a saved tensor — at the block's last saver; the nodes
+		// after it run first (measured under autocast: the residual add's
+		// gradient, cast for the MLP's fp16 output, comes before the
+		// recompute).
+		if s.checkpointed(op) && !s.recomputed[op.Block] && i <= s.lv.blockStop[op.Block] {
 			if err := s.recompute(op.Block); err != nil {
 				return err
 			}

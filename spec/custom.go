@@ -254,11 +254,16 @@ func (e *customExpander) layers(list []LayerSpec, x TensorID, prefix string) (Te
 		if prefix != "" {
 			name = prefix + "." + name
 		}
+		in := x
 		var err error
 		x, err = e.layer(ls, x, name)
 		if err != nil {
 			return x, err
 		}
+		// nn.Sequential's loop variable holds a layer's input until the
+		// layer returns (measured under autocast: a Linear's input, whose
+		// last read is its bf16 cast, is freed after the Linear's output).
+		e.b.HoldUntilLastOp(in)
 		if err := e.b.Err(); err != nil {
 			return x, ls.Pos.Errorf("%v", err)
 		}

@@ -563,13 +563,25 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	return b.Emit(spec)[0]
 }
 
-// MSELoss is mean((x - y)^2): saves both; the difference is a temporary.
+// MSELoss is F.mse_loss(x, y), mean((x - y)^2): saves both. As measured on
+// the H200 (PyTorch 2.11), the CUDA kernel makes two x-sized buffers: the
+// first (the unreduced loss) stays allocated for as long as the returned
+// scalar does — the scalar is modelled as living in its storage — and the
+// second is freed before it returns; the backward is one fused kernel
+// writing x's gradient.
 func (b *Builder) MSELoss(name string, x, y TensorID) TensorID {
 	x = b.fp32In(x, name+".input_cast")
-	return b.Emit(OpSpec{Kind: "mse_loss", Name: name, Inputs: []TensorID{x, y}, NoGradInputs: []int{1},
+	op := OpSpec{Kind: "mse_loss", Name: name, Inputs: []TensorID{x, y}, NoGradInputs: []int{1},
 		Outputs: []TensorSpec{TS("out", b.DType(x), scalarShape...)}, Saved: []TensorID{x, y},
-		Temps:         []TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)},
-		BackwardTemps: []TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)}})[0]
+		Extra: []TensorSpec{TS("unreduced", b.DType(x), b.Shape(x)...)},
+		Temps: []TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)}}
+	out := b.Emit(op)[0]
+	if b.err == nil {
+		if ex := b.g.Ops[len(b.g.Ops)-1].Extra; len(ex) == 1 {
+			b.g.Tensors[out].Alias = ex[0]
+		}
+	}
+	return out
 }
 
 // CrossEntropy is log_softmax + nll_loss over the last dim (mean
