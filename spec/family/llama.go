@@ -335,10 +335,13 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		if l.useCache {
 			// DynamicCache.update: torch.cat copies, held by the cache until the
 			// model output is dropped.
-			k = b.Contiguous("cache_keys", k, b.Shape(k)...)
-			v = b.Contiguous("cache_values", v, b.Shape(v)...)
-			b.T(k).Cached = true
-			b.T(v).Cached = true
+			// key_states and value_states are rebound once update returns
+			// both copies (measured: the rotated key goes after the
+			// value's copy).
+			k0, v0 := k, v
+			k = b.CacheCopy("cache_keys", k, false)
+			v = b.CacheCopy("cache_values", v, false)
+			b.HoldUntilLastOp(k0, v0)
 		}
 		var o spec.TensorID
 		switch {
