@@ -188,6 +188,10 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 						// the dropout output is the local hidden_states until LayerNorm returns
 						b.HoldUntilLastOp(y)
 					})
+					// BertAttention.forward's self_outputs holds the context until
+					// it returns (measured in no-grad forwards: freed after the
+					// output LayerNorm).
+					b.HoldUntilLastOp(ctx)
 				})
 				var mid spec.TensorID
 				b.Scoped("intermediate", func() {
@@ -200,6 +204,9 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 					h = b.LayerNorm("LayerNorm", b.AddPromoting("add_residual", y, attnOut), l.ln2W, l.ln2B)
 					b.HoldUntilLastOp(y)
 				})
+				// feed_forward_chunk's intermediate_output lives until it
+				// returns, after the output LayerNorm (measured).
+				b.HoldUntilLastOp(mid)
 				// attention_output lives to the end of BertLayer.forward, the
 				// layer input to the end of the encoder loop's call.
 				b.HoldUntilLastOp(attnOut, in)
