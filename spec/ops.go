@@ -1,5 +1,7 @@
 package spec
 
+import "slices"
+
 // The op catalog: what each PyTorch op allocates in forward, keeps for
 // backward and allocates in backward (see PYTORCH-MEMORY.md §4). Every
 // function appends ops to the Builder and returns the op's output.
@@ -531,10 +533,16 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 	if mask != NoTensor {
 		if b.DType(mask) == Bool && backend != SDPAMath {
 			// convert_boolean_attn_mask: where(mask, 0, -inf) in q's dtype, a
-			// new tensor per call, made before the kernel, which keeps it as
-			// its bias for backward.
+			// new tensor per call — of the mask's shape as SDPA sees it,
+			// expanded to the batch (measured: [B, 1, S, S] from a [1, 1, S, S]
+			// sliding-window mask) — made before the kernel, which keeps it
+			// as its bias for backward.
+			ms := slices.Clone(b.Shape(mask))
+			if len(ms) == 4 {
+				ms[0] = bsz
+			}
 			mask = b.Emit(OpSpec{Kind: "convert_boolean_attn_mask", Name: name + ".additive_mask", Inputs: []TensorID{mask}, NoGrad: true,
-				Outputs: []TensorSpec{TS("out", b.DType(q), b.Shape(mask)...)}})[0]
+				Outputs: []TensorSpec{TS("out", b.DType(q), ms...)}})[0]
 			saved = append(saved, mask)
 		}
 		in = append(in, mask)
