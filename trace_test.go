@@ -242,6 +242,7 @@ var tracesLiningUp = []string{
 	"llama-small-fp32-sgd-b4-s512",
 	"mistral-small-amp-bf16-adamw-ckpt-b8",
 	"mistral-small-amp-bf16-adamw-fused-b2-s2048",
+	"mistral-small-bf16-adamw-b1-s4608",
 	"mistral-small-bf16-adamw-b4",
 	"mistral-small-bf16-infer-b16-s2048",
 	"mistral-small-bf16-sgd-mom-ckpt-b16",

@@ -256,8 +256,20 @@ func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 			out[w] = b.Emit(spec.OpSpec{Kind: "eager_mask", Name: fmt.Sprintf("causal_mask_w%d", w), NoGrad: true,
 				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(emb), l.batch, 1, l.seq, l.seq)}, Temps: []spec.TensorSpec{spec.TS("bool_mask", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
 		case w > 0 && l.seq >= w:
-			out[w] = b.Emit(spec.OpSpec{Kind: "sdpa_mask", Name: fmt.Sprintf("sliding_window_mask_w%d", w), NoGrad: true,
-				Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, l.seq, l.seq)}, Temps: []spec.TensorSpec{spec.TS("causal", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
+			// masking_utils evaluates and_masks(sliding window, causal) on
+			// [S, S] index grids: the window's inner mask, its and, then the
+			// causal mask and the final and (measured: four [S, S] bool
+			// buffers, the inner and the causal freed as each and is made).
+			b.Scoped(fmt.Sprintf("sliding_window_mask_w%d", w), func() {
+				mk := func(kind, name string, in ...spec.TensorID) spec.TensorID {
+					return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true,
+						Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
+				}
+				window := mk("sliding_window_overlay", "inner_mask")
+				and1 := mk("and_mask", "and_window", window)
+				causal := mk("causal_mask_function", "causal")
+				out[w] = mk("and_mask", "and_causal", and1, causal)
+			})
 		default:
 			out[w] = spec.NoTensor
 		}

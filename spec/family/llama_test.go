@@ -202,7 +202,7 @@ func TestLlamaSlidingWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, r := countKind(g, "sdpa_mask"), countKind(g, "repeat_kv"); m != c.masks || r != c.reps {
+		if m, r := countKind(g, "sliding_window_overlay"), countKind(g, "repeat_kv"); m != c.masks || r != c.reps {
 			t.Errorf("%s %q: %d masks and %d repeat_kv, want %d and %d", c.arch, c.cfg, m, r, c.masks, c.reps)
 		}
 	}
