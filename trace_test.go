@@ -279,6 +279,7 @@ var tracesLiningUp = []string{
 	"resnet50-amp-bf16-adamw-b32",
 	"resnet50-amp-fp16-sgd-b128",
 	"resnet50-bf16-sgd-b96",
+	"resnet50-fp32-infer-b64",
 	"resnet50-fp32-sgd-mom-b256",
 	"tinyllama-amp-bf16-adamw-b2-s2048",
 	"tinyllama-amp-fp16-adamw-ckpt-b2-s2048",

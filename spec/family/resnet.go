@@ -91,6 +91,7 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 		if li > 0 {
 			stride = 2
 		}
+		groupIn := h
 		for bi := int64(0); bi < blocks; bi++ {
 			bname := fmt.Sprintf("layer%d.%d", li+1, bi)
 			s := int64(1)
@@ -113,6 +114,10 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 				inplanes = planes
 			}
 		}
+		// _forward_impl's x holds the layer group's input until the group
+		// (an nn.Sequential) returns (measured in inference: the max-pool
+		// output outlives layer1's first block).
+		b.HoldUntilLastOp(groupIn)
 	}
 	b.SetLayer("head")
 	h = b.GlobalAvgPool("avgpool", h)
