@@ -635,8 +635,8 @@ func (s *sim) backwardOp(i int) error {
 	var out []pending
 	var made []madeGrad
 	var products []int // inputs whose gradient is first a product (GradProducts)
-	if op.BackwardTempsFirst {
-		if err := s.backwardTemps(i, s.checkpointed(op) && s.recomputed[op.Block]); err != nil {
+	if op.BackwardTempsFirst > 0 {
+		if err := s.backwardTemps(i, s.checkpointed(op) && s.recomputed[op.Block], 0, op.BackwardTempsFirst); err != nil {
 			return err
 		}
 	}
@@ -708,10 +708,8 @@ func (s *sim) backwardOp(i int) error {
 	// the engine releases the node's variables, after its incoming
 	// gradients.
 	recomputed := s.checkpointed(op) && s.recomputed[op.Block]
-	if !op.BackwardTempsFirst {
-		if err := s.backwardTemps(i, recomputed); err != nil {
-			return err
-		}
+	if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps)); err != nil {
+		return err
 	}
 	if s.wsAfter != nil { // nothing was allocated
 		s.wsAfter = nil
@@ -722,8 +720,10 @@ func (s *sim) backwardOp(i int) error {
 	if recomputed {
 		s.releaseSaved(i) // no reduction (releaseSaved runs once)
 	}
+	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
 	for k := len(op.BackwardTemps) - 1; k >= 0; k-- {
-		if k >= len(op.BackwardTempsFreedBy) || op.BackwardTempsFreedBy[k] == 0 {
+		freedBeforeReduce := k < reduceFrom && op.ReduceAfterTemps && op.ReduceTemps > 0
+		if k >= reduceFrom || (!tempFreedEarly(op, k) && !freedBeforeReduce) {
 			s.free(op.BackwardTemps[k])
 		}
 	}
@@ -759,15 +759,24 @@ func (s *sim) backwardOp(i int) error {
 	return nil
 }
 
-// backwardTemps makes op i's backward temporaries in order, freeing those
-// a later one consumes (Op.BackwardTempsFreedBy); before the engine's
-// reduction staging (ReduceTemps) a recomputed op's saved tensors go.
-func (s *sim) backwardTemps(i int, recomputed bool) error {
+// backwardTemps makes op i's backward temporaries from..to-1 in order,
+// freeing those a later one consumes (Op.BackwardTempsFreedBy); before the
+// reduction staging (ReduceTemps) a recomputed op's saved tensors go, and
+// with Op.ReduceAfterTemps the op's own temps.
+func (s *sim) backwardTemps(i int, recomputed bool, from, to int) error {
 	op := &s.g.Ops[i]
 	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
-	for k, id := range op.BackwardTemps {
+	for k := from; k < to; k++ {
+		id := op.BackwardTemps[k]
 		if k == reduceFrom && recomputed {
 			s.releaseSaved(i)
+		}
+		if k == reduceFrom && op.ReduceAfterTemps {
+			for j := reduceFrom - 1; j >= 0; j-- {
+				if !tempFreedEarly(op, j) {
+					s.free(op.BackwardTemps[j])
+				}
+			}
 		}
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
@@ -779,6 +788,12 @@ func (s *sim) backwardTemps(i int, recomputed bool) error {
 		}
 	}
 	return nil
+}
+
+// tempFreedEarly reports whether backward temp k of op is freed as a later
+// temp is made (Op.BackwardTempsFreedBy).
+func tempFreedEarly(op *spec.Op, k int) bool {
+	return k < len(op.BackwardTempsFreedBy) && op.BackwardTempsFreedBy[k] != 0
 }
 
 // madeGrad is a parameter gradient a backward function made, to be

@@ -210,9 +210,12 @@ type OpSpec struct {
 	BackwardTemps []TensorSpec
 	// BackwardTempsFreedBy frees backward temps early (Op.BackwardTempsFreedBy).
 	BackwardTempsFreedBy []int
-	// BackwardTempsFirst makes the backward temps before the input
-	// gradients (Op.BackwardTempsFirst).
-	BackwardTempsFirst bool
+	// BackwardTempsFirst counts the leading backward temps made before the
+	// input gradients (Op.BackwardTempsFirst).
+	BackwardTempsFirst int
+	// ReduceAfterTemps frees the op's own backward temps before its
+	// reduction temps (Op.ReduceAfterTemps).
+	ReduceAfterTemps bool
 	// ExtraAfterOutputs makes Extra after the outputs (Op.ExtraAfterOutputs).
 	ExtraAfterOutputs bool
 	// ReduceTemps counts the last BackwardTemps that are the engine's
@@ -326,6 +329,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.ReduceTemps = s.ReduceTemps
 		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
 		op.BackwardTempsFirst = s.BackwardTempsFirst
+		op.ReduceAfterTemps = s.ReduceAfterTemps
 		if !reqGrad {
 			op.Saved = nil
 			op.Extra = nil

@@ -169,10 +169,14 @@ type Op struct {
 	// ExtraAfterOutputs: the forward makes its Extra after its outputs
 	// (attention kernels' logsumexp, layer_norm's statistics).
 	ExtraAfterOutputs bool `json:"extra_after_outputs,omitempty"`
-	// BackwardTempsFirst: the backward makes its temporaries before the
-	// input gradients (one expression whose inner terms come first: pow's
-	// grad · (n · x.pow(n − 1))).
-	BackwardTempsFirst bool `json:"backward_temps_first,omitempty"`
+	// BackwardTempsFirst counts the leading BackwardTemps the backward makes
+	// before the input gradients: conv's contiguous copy of the output
+	// gradient; one expression's inner terms (pow's grad · (n · x.pow(n − 1))).
+	BackwardTempsFirst int `json:"backward_temps_first,omitempty"`
+	// ReduceAfterTemps: the op's own backward temps are freed before its
+	// reduction temps (ReduceTemps) are made — a reduction the kernel runs
+	// after its other work (conv's bias gradient, after the weight pass).
+	ReduceAfterTemps bool `json:"reduce_after_temps,omitempty"`
 }
 
 // Graph is the expansion of a model: every tensor, and the ops in execution order.

@@ -276,7 +276,7 @@ func (b *Builder) Scale(name string, x TensorID) TensorID {
 func (b *Builder) Pow(name string, x TensorID) TensorID {
 	dt, shape := b.DType(x), b.Shape(x)
 	return b.Emit(OpSpec{Kind: "pow", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", dt, shape...)}, Saved: []TensorID{x},
-		BackwardTemps: []TensorSpec{TS("pow_minus_1", dt, shape...), TS("times_exponent", dt, shape...)}, BackwardTempsFirst: true})[0]
+		BackwardTemps: []TensorSpec{TS("pow_minus_1", dt, shape...), TS("times_exponent", dt, shape...)}, BackwardTempsFirst: 2})[0]
 }
 
 // Add adds two tensors (a residual join); nothing saved; the gradient passes

@@ -175,7 +175,7 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 		stat := withLast(shape, 1)
 		sq := b.Emit(OpSpec{Kind: "pow", Name: "pow", Inputs: []TensorID{h}, Outputs: []TensorSpec{TS("out", FP32, shape...)}, Saved: []TensorID{h},
 			// pow_backward: self.pow(1) and its scaling by 2, before grad·that.
-			BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}, BackwardTempsFirst: true})[0]
+			BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}, BackwardTempsFirst: 2})[0]
 		variance := b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, stat...)}})[0]
 		ve := b.AddScalar("add_eps", variance)
 		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},

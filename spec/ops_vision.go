@@ -159,10 +159,20 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 		s.Temps = []TensorSpec{TS("cudnn_workspace", UInt8, fwd)}
 	}
 	if o.GradOutputCopy {
+		// made before the weight's gradient (measured)
 		s.BackwardTemps = append(s.BackwardTemps, TS("grad_output_contiguous", dt, xs[0], ws[0], h, wd))
+		s.BackwardTempsFirst = 1
 	}
 	if filter := CuDNNConvWorkspace(ConvBackwardFilter, geo); filter > 0 {
 		s.BackwardTemps = append(s.BackwardTemps, TS("cudnn_workspace_filter", UInt8, filter))
+	}
+	if bias != NoTensor && b.T(bias).RequiresGrad {
+		// The bias gradient, grad_output.sum((0, 2, 3)), comes after the
+		// weight pass has freed its buffers, with a sum's staging buffer
+		// (measured on ViT's patch embedding: SumStaging(N·Ho·Wo, Cout)).
+		red := stagingTemps(xs[0]*h*wd, ws[0])
+		s.BackwardTemps = append(s.BackwardTemps, red...)
+		s.ReduceTemps, s.ReduceAfterTemps = len(red), true
 	}
 	y := b.Emit(s)[0]
 	if !inputGrad {
@@ -199,12 +209,24 @@ func (b *Builder) Select(name string, x TensorID, shape ...int64) TensorID {
 }
 
 // CatParam is torch.cat((p.expand(B, ...), x), dim=1) with p a parameter
-// (ViT's [CLS] token): a new tensor; the gradient of x is a slice of the
-// incoming one (no memory) and p's gradient a new reduced tensor.
+// (ViT's [CLS] token): a new tensor in the promoted dtype; the gradient of x
+// is a slice of the incoming one (no memory) — cast by the engine to x's
+// dtype, a new tensor, when the cat promoted it — and p's gradient a new
+// reduced tensor.
 func (b *Builder) CatParam(name string, p, x TensorID, dim int) TensorID {
 	shape := b.Shape(x)
 	shape[dim] += b.Shape(p)[dim]
-	return b.Emit(OpSpec{Kind: "cat", Name: name, Inputs: []TensorID{x}, Params: []TensorID{p}, Outputs: []TensorSpec{TS("out", promote(b.DType(x), b.DType(p)), shape...)}, Flow: GradPassThrough})[0]
+	dt := promote(b.DType(x), b.DType(p))
+	out := b.Emit(OpSpec{Kind: "cat", Name: name, Inputs: []TensorID{x}, Params: []TensorID{p}, Outputs: []TensorSpec{TS("out", dt, shape...)}, Flow: GradPassThrough})[0]
+	if b.err == nil && b.DType(x) != dt && b.T(x).RequiresGrad {
+		op := &b.g.Ops[len(b.g.Ops)-1]
+		if len(op.GradInputs) > 0 {
+			t := b.g.Tensors[x]
+			op.GradInputs[0] = b.newTensor(b.join("grad(", t.Name, ")"), t.Shape, t.DType, RoleActivationGradient)
+			b.g.Tensors[op.GradInputs[0]].Op = len(b.g.Ops) - 1
+		}
+	}
+	return out
 }
 
 // AddParam is x + p with p a parameter broadcast over the batch (ViT's

@@ -113,10 +113,8 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 			// output gradient arrives non-contiguous and is copied in backward.
 			y := b.Conv2dCuDNN("patch_embeddings.projection", pix, projW, projB, spec.Conv2dArgs{Kernel: patch, Stride: patch}, spec.ConvOpts{GradOutputCopy: true})
 			e := b.View("patch_embeddings.flatten_transpose", y, bsz, np, d)
-			if _, ok := t.Precision.Autocast(); ok && b.DType(e) != b.DType(cls) {
-				// cat is on autocast's promote list: the patches are cast to the [CLS] token's dtype.
-				e = b.Cast("patches_promote", e, b.DType(cls))
-			}
+			// Under autocast the bf16 patches and the fp32 [CLS] token meet in
+			// torch.cat, which promotes as it copies (measured: no cast copy).
 			e = b.CatParam("cat_cls_token", cls, e, 1)
 			e = b.AddParam("add_position_embeddings", e, pos)
 			h = b.Dropout("dropout", e, hdrop)

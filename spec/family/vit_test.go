@@ -35,10 +35,12 @@ func TestViTStructure(t *testing.T) {
 		t.Errorf("%d blocks, want 12 encoder layers", g.Blocks)
 	}
 	// pixel_values need no gradient: the patch conv is one op whose backward
-	// copies the non-contiguous output gradient before the filter pass.
+	// copies the non-contiguous output gradient before the filter pass, then
+	// sums the bias gradient with a staging buffer and its semaphores.
 	conv := vbOps(g, "patch_embeddings.projection")
-	if len(conv) != 1 || len(conv[0].BackwardTemps) != 2 || g.Tensors[conv[0].BackwardTemps[0]].Bytes != 32*768*14*14*4 {
-		t.Fatalf("patch conv: want one op with the gradient copy and a workspace")
+	if len(conv) != 1 || len(conv[0].BackwardTemps) != 4 || g.Tensors[conv[0].BackwardTemps[0]].Bytes != 32*768*14*14*4 ||
+		conv[0].BackwardTempsFirst != 1 || conv[0].ReduceTemps != 2 || !conv[0].ReduceAfterTemps {
+		t.Fatalf("patch conv: want one op with the gradient copy first, a workspace, then the bias sum's staging")
 	}
 	// ViTConfig has no dropout: no dropout op, no mask.
 	for i := range g.Ops {
