@@ -300,6 +300,7 @@ var tracesLiningUp = []string{
 	"vit-fp32-adamw-b32",
 	"vit-fp32-adamw-b8",
 	"vit-fp32-adamw-fused-ckpt-b16",
+	"vit-fp32-infer-b512",
 	"vit-fp32-infer-b64",
 	"vit-fp32-sgd-ckpt-b32",
 }

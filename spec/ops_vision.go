@@ -63,8 +63,12 @@ type ConvGeometry struct {
 // (ResNet-18 b64: 2122 MiB with the rule, 2722 with the measured sizes,
 // 2678 measured).
 func CuDNNConvWorkspace(pass ConvPass, g ConvGeometry) int64 {
-	if v, ok := measuredConvWorkspaces[convKey{g.DType, g.N, g.Cin, g.H, g.W, g.Cout, g.KH, g.KW, g.Stride, g.Pad}]; ok && max(g.Groups, 1) == 1 {
+	key := convKey{g.DType, g.N, g.Cin, g.H, g.W, g.Cout, g.KH, g.KW, g.Stride, g.Pad}
+	if v, ok := measuredConvWorkspaces[key]; ok && max(g.Groups, 1) == 1 {
 		return v[pass]
+	}
+	if v, ok := tracedConvForwardWorkspaces[key]; ok && pass == ConvForward && max(g.Groups, 1) == 1 {
+		return v
 	}
 	es := g.DType.Size()
 	align := int64(1)
@@ -322,6 +326,13 @@ func (b *Builder) crossEntropyAutocast(name string, logits, target TensorID) Ten
 type convKey struct {
 	dt                                      DType
 	n, cin, h, w, cout, kh, kw, stride, pad int64
+}
+
+// tracedConvForwardWorkspaces are forward workspaces read from the
+// allocator traces of measured inference runs (testdata/measured/h200),
+// for geometries measuredConvWorkspaces does not hold.
+var tracedConvForwardWorkspaces = map[convKey]int64{
+	{FP32, 512, 3, 224, 224, 768, 16, 16, 16, 0}: 414187536, // vit-fp32-infer-b512
 }
 
 // measuredConvWorkspaces are the workspaces (forward, backward-data,
