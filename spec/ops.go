@@ -406,10 +406,13 @@ func (b *Builder) rmsNormComposite(name string, x, w TensorID) TensorID {
 	return out
 }
 
-// Softmax saves its output (autocast: fp32).
+// Softmax saves its output (autocast: fp32). Its backward,
+// _softmax_backward_data, makes the gradient and an input-sized temporary
+// (measured in GPT-2's eager attention, as in SDPA's math kernel).
 func (b *Builder) Softmax(name string, x TensorID) TensorID {
 	x = b.fp32In(x, name+".input_cast")
-	return b.Emit(OpSpec{Kind: "softmax", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, SaveOut: []int{0}})[0]
+	return b.Emit(OpSpec{Kind: "softmax", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, SaveOut: []int{0},
+		BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", b.DType(x), b.Shape(x)...)}})[0]
 }
 
 // Conv2dArgs are the hyper-parameters of a 2-d convolution.

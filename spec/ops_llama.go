@@ -344,9 +344,11 @@ func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 	return out
 }
 
-// MathOutputCopy is attn_output.transpose(1, 2).contiguous() after the math
-// SDPA kernel: a [B, S, H, D] copy; its backward copies the gradient back
-// into the BHSD layout the bmm backward needs.
+// MathOutputCopy is attn_output.transpose(1, 2).contiguous() after a
+// batched matmul (the math SDPA kernel, eager attention): a [B, S, H, D]
+// copy; its backward copies the gradient back into the BHSD layout the bmm
+// backward needs (measured in GPT-2's eager attention: before the bmm's
+// gradients, the incoming one freed).
 func (b *Builder) MathOutputCopy(name string, x TensorID, shape ...int64) TensorID {
 	return b.Emit(OpSpec{Kind: "clone", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}})[0]
 }

@@ -26,7 +26,9 @@ type gpt2 struct {
 	pdt                    spec.DType
 	eager                  bool
 	useCache               bool
-	batch, seq             int64
+	// mask is eager attention's additive causal mask (spec.NoTensor otherwise).
+	mask       spec.TensorID
+	batch, seq int64
 	// hd is the head dim; ld and li are this rank's attention and MLP widths
 	// (d and inner divided by training.parallel.tensor: Megatron column
 	// parallel c_attn/c_fc, row parallel c_proj; heads is the local count).
@@ -37,7 +39,7 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	c := newConfig(m, "GPT2Config", gpt2Defaults())
 	g := &gpt2{d: c.Int("n_embd"), heads: c.Int("n_head"), vocab: c.Int("vocab_size"),
 		resid: c.Float("resid_pdrop", 0, 1), embd: c.Float("embd_pdrop", 0, 1), attnDrop: c.Float("attn_pdrop", 0, 1),
-		act: c.Str("activation_function", "gelu_new", "gelu", "gelu_pytorch_tanh", "relu", "gelu_fast")}
+		act: c.Str("activation_function", "gelu_new", "gelu", "gelu_pytorch_tanh", "relu", "gelu_fast"), mask: spec.NoTensor}
 	layers := c.Int("n_layer")
 	positions := c.Int("n_positions")
 	g.inner = c.OptInt("n_inner", 4*g.d)
@@ -104,6 +106,15 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		pos := positionIDs(b, seq)
 		pemb := b.Embedding("wpe", pos, wpe)
 		h = b.Add("add_positions", emb, pemb)
+		if g.eager {
+			// create_causal_mask for eager attention: an additive
+			// [B, 1, S, S] mask in the embeddings' dtype, made from a bool
+			// one before the embedding dropout, a local of GPT2Model.forward
+			// (measured).
+			g.mask = b.Emit(spec.OpSpec{Kind: "eager_mask", Name: "causal_mask", NoGrad: true,
+				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(h), g.batch, 1, g.seq, g.seq)},
+				Temps:   []spec.TensorSpec{spec.TS("bool_mask", spec.Bool, 1, 1, g.seq, g.seq)}})[0]
+		}
 		h = b.Dropout("drop", h, g.embd)
 		// The layers are alike: Repeat writes the copies after the first four.
 		prefix := func(i int) string { return b.Path(fmt.Sprintf("h.%d", i)) }
@@ -120,8 +131,9 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		})
 		b.SetLayer("transformer.ln_f")
 		h = b.LayerNorm("ln_f", h, lnfW, lnfB)
-		// inputs_embeds and position_embeds are locals of GPT2Model.forward.
-		b.HoldUntilLastOp(emb, pemb)
+		// inputs_embeds, position_embeds and the mask are locals of
+		// GPT2Model.forward.
+		b.HoldUntilLastOp(emb, pemb, g.mask)
 	})
 	b.SetLayer("lm_head")
 	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
@@ -160,10 +172,17 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 		qkv := g.conv1D("c_attn", x, attnW, attnB)
 		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, g.hd})
 		var o spec.TensorID
+		k, v := parts[1], parts[2]
 		if g.eager {
-			o, weights = g.eagerAttention(parts[0], parts[1], parts[2])
+			if g.useCache {
+				// In the backward, v's gradient (a bmm output, [B, H, S, d])
+				// is copied back to the projection's layout; k's (the
+				// transposed operand's) is not (measured).
+				k = b.CacheCopy("cache_keys", k, false)
+				v = b.CacheCopy("cache_values", v, true)
+			}
+			o, weights = g.eagerAttention(parts[0], k, v)
 		} else {
-			k, v := parts[1], parts[2]
 			if g.useCache {
 				// use_cache (the config default): DynamicCache.update copies
 				// k and v (torch.cat) and holds them until the output is dropped.
@@ -244,16 +263,18 @@ func (g *gpt2) activation(name string, x spec.TensorID) spec.TensorID {
 func (g *gpt2) eagerAttention(q, k, v spec.TensorID) (out, weights spec.TensorID) {
 	b := g.b
 	b.Scoped("eager", func() {
-		scores := b.Matmul("qk", q, k, []int64{g.batch, g.heads, g.seq, g.seq})
+		// matmul folds q — a view of c_attn's output laid out [B, S, H, d] —
+		// to [B·H, S, d]: a copy, which the product saves; in the backward
+		// q's gradient is copied back to the projection's layout (measured).
+		qf := b.MathOutputCopy("q_fold", q, b.Shape(q)...)
+		scores := b.Matmul("qk", qf, k, []int64{g.batch, g.heads, g.seq, g.seq})
 		scores = b.Scale("scale", scores)
-		mask := b.Emit(spec.OpSpec{Kind: "causal_mask", Name: "causal_mask", NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, g.seq, g.seq)}})[0]
-		scores = b.Emit(spec.OpSpec{Kind: "where", Name: "masked_fill", Inputs: []spec.TensorID{scores, mask}, NoGradInputs: []int{1}, Saved: []spec.TensorID{mask},
-			Outputs: []spec.TensorSpec{spec.TS("out", b.DType(scores), b.Shape(scores)...)}})[0]
+		scores = b.Add("add_mask", scores, g.mask)
 		p := b.Softmax("softmax", scores)
 		p = b.Cast("type_as_value", p, b.DType(v))
 		weights = b.Dropout("attn_dropout", p, g.attnDrop)
 		o := b.Matmul("pv", weights, v, b.Shape(q))
-		out = b.Contiguous("transpose_contiguous", o, b.Shape(q)...)
+		out = b.MathOutputCopy("transpose_contiguous", o, b.Shape(q)...)
 	})
 	return out, weights
 }

@@ -427,7 +427,7 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		b.HoldUntilLastOp(masked)
 		weights = b.Dropout("dropout", w, l.attnDrop)
 		o := b.Matmul("pv", weights, v, []int64{l.batch, l.heads, l.seq, l.headDim})
-		out = b.Contiguous("transpose_contiguous", o, l.batch, l.seq, l.heads, l.headDim)
+		out = b.MathOutputCopy("transpose_contiguous", o, l.batch, l.seq, l.heads, l.headDim)
 		b.HoldUntilLastOp(k, v)
 	})
 	return out, weights
