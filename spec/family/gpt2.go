@@ -107,13 +107,9 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		pemb := b.Embedding("wpe", pos, wpe)
 		h = b.Add("add_positions", emb, pemb)
 		if g.eager {
-			// create_causal_mask for eager attention: an additive
-			// [B, 1, S, S] mask in the embeddings' dtype, made from a bool
-			// one before the embedding dropout, a local of GPT2Model.forward
-			// (measured).
-			g.mask = b.Emit(spec.OpSpec{Kind: "eager_mask", Name: "causal_mask", NoGrad: true,
-				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(h), g.batch, 1, g.seq, g.seq)},
-				Temps:   []spec.TensorSpec{spec.TS("bool_mask", spec.Bool, 1, 1, g.seq, g.seq)}})[0]
+			// The additive mask, made before the embedding dropout, a local
+			// of GPT2Model.forward (measured).
+			g.mask = eagerCausalMask(b, "causal_mask", b.DType(h), g.batch, g.seq)
 		}
 		h = b.Dropout("drop", h, g.embd)
 		// The layers are alike: Repeat writes the copies after the first four.

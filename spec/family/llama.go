@@ -253,8 +253,7 @@ func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 		}
 		switch {
 		case l.eager:
-			out[w] = b.Emit(spec.OpSpec{Kind: "eager_mask", Name: fmt.Sprintf("causal_mask_w%d", w), NoGrad: true,
-				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(emb), l.batch, 1, l.seq, l.seq)}, Temps: []spec.TensorSpec{spec.TS("bool_mask", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
+			out[w] = eagerCausalMask(b, fmt.Sprintf("causal_mask_w%d", w), b.DType(emb), l.batch, l.seq)
 		case w > 0 && l.seq >= w:
 			// masking_utils evaluates and_masks(sliding window, causal) on
 			// [S, S] index grids: the window's inner mask, its and, then the
@@ -410,6 +409,11 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 			v = l.repeatKV("repeat_v", v)
 		}
 		scores := []int64{l.batch, l.heads, l.seq, l.seq}
+		// matmul folds q — the rotary output, laid out [B, S, H, d] like the
+		// projection — to [B·H, S, d]: a copy (measured), saved by the
+		// product; its gradient flows back into the rotary embedding's
+		// elementwise backward as it is.
+		q = b.Contiguous("q_fold", q, b.Shape(q)...)
 		w := b.Matmul("qk", q, k, scores)
 		w = b.Scale("scale", w)
 		if mask != spec.NoTensor {
@@ -419,7 +423,8 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		// softmax(dtype=float32) converts its input first.
 		masked := w
 		w = b.Cast("softmax_input", w, spec.FP32)
-		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0}})[0]
+		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0},
+			BackwardTemps: []spec.TensorSpec{spec.TS("softmax_backward_tmp", spec.FP32, scores...)}})[0]
 		w = b.Cast("to_query_dtype", w, b.DType(q))
 		// `attn_weights = softmax(attn_weights, dtype=float32).to(query.dtype)`
 		// rebinds attn_weights when the statement ends: the masked scores

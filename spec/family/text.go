@@ -10,6 +10,22 @@ func textBatch(b *spec.Builder, batch, seq int64) (ids, labels spec.TensorID) {
 	return ids, labels
 }
 
+// eagerCausalMask is create_causal_mask for eager attention: masking_utils
+// evaluates the causal mask function into a bool [1, 1, S, S] grid, then
+// eager_mask turns it into an additive [B, 1, S, S] mask in dt (the
+// embeddings' dtype) and drops the bool one (measured: the bool grid is
+// made first).
+func eagerCausalMask(b *spec.Builder, name string, dt spec.DType, batch, seq int64) spec.TensorID {
+	var out spec.TensorID
+	b.Scoped(name, func() {
+		grid := b.Emit(spec.OpSpec{Kind: "causal_mask_function", Name: "bool_mask", NoGrad: true,
+			Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, seq, seq)}})[0]
+		out = b.Emit(spec.OpSpec{Kind: "eager_mask", Name: "additive", Inputs: []spec.TensorID{grid}, NoGrad: true,
+			Outputs: []spec.TensorSpec{spec.TS("out", dt, batch, 1, seq, seq)}})[0]
+	})
+	return out
+}
+
 // positionIDs is the arange of positions HF models build every forward
 // (cache_position, then position_ids), int64 [1, seq].
 func positionIDs(b *spec.Builder, seq int64) spec.TensorID {
