@@ -123,7 +123,8 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 }
 
 // TestTracesLineUp holds the estimate's allocator requests to the measured
-// runs' allocator traces (testdata/measured/h200/*.trace.jsonl.gz): for the
+// runs' allocator traces (testdata/measured/h200/*.trace.jsonl.gz, and the
+// per-rank runs under parallel/): for the
 // cases listed in tracesLiningUp, every large-pool allocation and free of
 // the traced step, in order, with the size asked for. Placement may still
 // differ (addresses break ties); what PyTorch allocates and frees, and
@@ -131,10 +132,19 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 // line up; probe/compare_trace.py shows where they part.
 func TestTracesLineUp(t *testing.T) {
 	traces, _ := filepath.Glob("testdata/measured/h200/*.trace.jsonl.gz")
+	// Per-rank runs (a fake process group; rank 0, as the estimate).
+	ranks, _ := filepath.Glob("testdata/measured/h200/parallel/*.trace.jsonl.gz")
 	checked := 0
-	for _, path := range traces {
+	for _, path := range append(traces, ranks...) {
 		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl.gz")
-		examples, _ := filepath.Glob("examples/*/" + name + ".yaml")
+		pattern := "examples/*/" + name + ".yaml"
+		if strings.Contains(path, "/parallel/") {
+			pattern = "examples/*parallel/" + name + ".yaml"
+		}
+		examples, _ := filepath.Glob(pattern)
+		if len(examples) == 0 && strings.Contains(path, "/parallel/") {
+			examples, _ = filepath.Glob("examples/*/parallel/" + name + ".yaml")
+		}
 		if len(examples) == 0 {
 			continue
 		}
@@ -211,6 +221,8 @@ var tracesLiningUp = []string{
 	"gpt2-amp-adamw-ckpt-b16-s512",
 	"gpt2-amp-bf16-adamw-eager-b4",
 	"gpt2-amp-bf16-adamw-fused-b16-expandable",
+	"gpt2-amp-bf16-ddp-ckpt-w2",
+	"gpt2-amp-bf16-ddp-w4",
 	"gpt2-amp-fp16-adamw-b8-s512",
 	"gpt2-amp-fp16-sgd-ckpt-b8",
 	"gpt2-bf16-adamw-fused-eager-b4",
@@ -223,9 +235,30 @@ var tracesLiningUp = []string{
 	"gpt2-fp32-adamw-ckpt-b16-expandable",
 	"gpt2-fp32-adamw-ckpt-b8",
 	"gpt2-fp32-adamw-fused-b4",
+	"gpt2-fp32-ddp-ckpt-w2",
+	"gpt2-fp32-ddp-mb2-w2",
+	"gpt2-fp32-ddp-mb2-w4",
+	"gpt2-fp32-ddp-w2",
+	"gpt2-fp32-ddp-w4",
+	"gpt2-fp32-ddp-w8",
 	"gpt2-fp32-eager-adamw-b4",
+	"gpt2-fp32-fsdp-ckpt-mb2-w8",
+	"gpt2-fp32-fsdp-ckpt-w2",
+	"gpt2-fp32-fsdp-ckpt-w4",
+	"gpt2-fp32-fsdp-ckpt-w8",
+	"gpt2-fp32-fsdp-mb2-w2",
+	"gpt2-fp32-fsdp-mb2-w4",
+	"gpt2-fp32-fsdp-w2",
+	"gpt2-fp32-fsdp-w4",
+	"gpt2-fp32-fsdp-w8",
+	"gpt2-fp32-hsdp-w4-g2",
+	"gpt2-fp32-hsdp-w8",
 	"gpt2-fp32-infer-b32-s512",
 	"gpt2-fp32-infer-b8",
+	"gpt2-fp32-zero1-w2",
+	"gpt2-fp32-zero1-w4",
+	"gpt2-fp32-zero2-w2",
+	"gpt2-fp32-zero2-w4",
 	"gpt2-large-fp32-adamw-b2",
 	"gpt2-medium-amp-bf16-adamw-fused-b8-expandable",
 	"gpt2-medium-fp32-adamw-b4",
@@ -239,8 +272,13 @@ var tracesLiningUp = []string{
 	"llama-small-bf16-adamw-b8-s2048-roundup2",
 	"llama-small-bf16-adamw-ckpt-b4",
 	"llama-small-bf16-adamw-fused-b8-s512-expandable",
+	"llama-small-bf16-ddp-ckpt-w2",
+	"llama-small-bf16-ddp-w2",
+	"llama-small-bf16-ddp-w4",
+	"llama-small-bf16-ddp-w8",
 	"llama-small-bf16-infer-b4",
 	"llama-small-bf16-infer-cache-b8-s1024",
+	"llama-small-bf16-zero1-w4",
 	"llama-small-eager-bf16-adamw-b4",
 	"llama-small-eager-fp32-infer-b8-s1024",
 	"llama-small-fp32-adamw-b2-s2048",
@@ -251,6 +289,7 @@ var tracesLiningUp = []string{
 	"mistral-small-bf16-adamw-b4",
 	"mistral-small-bf16-infer-b16-s2048",
 	"mistral-small-bf16-sgd-mom-ckpt-b16",
+	"mistral-small-bf16-zero1-w2",
 	"mistral-small-fp32-sgd-mom-b2-s2048",
 	"mistral-small-swa512-bf16-adamw-ckpt-b4-s1024",
 	"mlp10m-fp32-adam",
@@ -263,6 +302,8 @@ var tracesLiningUp = []string{
 	"qwen2-small-amp-fp16-adamw-b4-s1024",
 	"qwen2-small-bf16-adamw-b4",
 	"qwen2-small-bf16-adamw-swa512-b4-s1024",
+	"qwen2-small-bf16-fsdp-ckpt-mb2-w4",
+	"qwen2-small-bf16-fsdp-w8",
 	"qwen2-small-bf16-infer-cache-b32-s512",
 	"qwen2-small-bf16-sgd-mom-ckpt-b8",
 	"qwen2-small-fp32-adamw-ckpt-b2-s1024",
@@ -291,6 +332,8 @@ var tracesLiningUp = []string{
 	"tinyllama-bf16-adamw-b2-s1024",
 	"tinyllama-bf16-adamw-ckpt-b4",
 	"tinyllama-bf16-adamw-ckpt-b4-s1024-maxsplit256",
+	"tinyllama-bf16-ddp-ckpt-w2",
+	"tinyllama-bf16-ddp-mb2-w2",
 	"tinyllama-bf16-eager-infer-b4-s2048",
 	"tinyllama-bf16-infer-b32-s512",
 	"tinyllama-bf16-infer-b8-s1024",
@@ -301,6 +344,7 @@ var tracesLiningUp = []string{
 	"vit-bf16-adamw-b32",
 	"vit-bf16-adamw-b64-roundup8",
 	"vit-bf16-adamw-fused-b128",
+	"vit-bf16-ddp-w4",
 	"vit-bf16-infer-b256",
 	"vit-fp16-adam-b32",
 	"vit-fp32-adamw-b32",

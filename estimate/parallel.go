@@ -88,8 +88,10 @@ type parallelSim struct {
 	readyIteration int
 	stale          []allocator.BlockID
 
-	// ZeRO-1: parameters whose optimizer state rank 0 holds.
-	owned []bool
+	// ZeRO-1: parameters whose optimizer state rank 0 holds, and the order
+	// its optimizer lists them in (the partition's: largest first).
+	owned      []bool
+	ownedOrder []spec.TensorID
 
 	// FSDP2 units: blocks 0..B-1 then the root.
 	units     []*fsdpUnit
@@ -200,6 +202,9 @@ func (ps *parallelSim) partition() {
 		}
 		sizes[r] += g.Tensors[p].Numel()
 		ps.owned[p] = r == 0
+		if r == 0 {
+			ps.ownedOrder = append(ps.ownedOrder, p)
+		}
 	}
 }
 
@@ -377,8 +382,9 @@ func (ps *parallelSim) reshard(u *fsdpUnit) {
 	u.unsharded = nil
 }
 
-// preForward is FSDPParamGroup.pre_forward: all-gather, free the previous
-// unit's held buffer, copy out, hold this one's.
+// preForward is FSDPParamGroup.pre_forward: all-gather, copy out, then hold
+// this unit's all-gather buffer in place of the previous unit's, which is
+// freed as the state is replaced (measured: after the copy-out).
 func (ps *parallelSim) preForward(ui int) error {
 	u := ps.units[ui]
 	if u.unsharded != nil || len(u.params) == 0 {
@@ -388,10 +394,10 @@ func (ps *parallelSim) preForward(ui int) error {
 	if err != nil {
 		return err
 	}
-	ps.flushAllGather()
 	if err := ps.copyOut(u); err != nil {
 		return err
 	}
+	ps.flushAllGather()
 	ps.agState, ps.agStateOK = ag, true
 	return nil
 }
@@ -586,7 +592,8 @@ func (ps *parallelSim) zeroGrad() {
 }
 
 // optimizerParams lists the parameters opt.step() updates on this rank, in
-// model.parameters() order.
+// model.parameters() order — under ZeRO-1 in the order the partition gave
+// them to the rank (largest first; measured in the foreach step's order).
 func (s *sim) optimizerParams() []spec.TensorID {
 	ps := s.par
 	if ps == nil {
@@ -601,13 +608,12 @@ func (s *sim) optimizerParams() []spec.TensorID {
 		}
 		return out
 	}
-	params := s.paramGradOrderByParams()
 	if ps.owned == nil {
-		return params
+		return s.paramGradOrderByParams()
 	}
 	var out []spec.TensorID
-	for _, p := range params {
-		if ps.owned[p] {
+	for _, p := range ps.ownedOrder {
+		if s.paramGrads[p] != noBlock {
 			out = append(out, p)
 		}
 	}

@@ -393,22 +393,17 @@ func (s *sim) paramGrad(p spec.TensorID) (allocator.BlockID, error) {
 // deliverParamGrad is the engine handing a new gradient blk of parameter p
 // to its AccumulateGrad node, after the backward function that made it has
 // returned and its incoming gradients are released; view says the gradient
-// is a view (F.linear's weight, through a transpose). When .grad exists
-// (several backwards before zero_grad) the gradient is added into it in
-// place and freed. A parameter read by one op has its gradient stolen as
-// .grad. A parameter read by several ops (tied embeddings) has one
-// AccumulateGrad with several incoming edges: the first gradient waits in
-// its input buffer, and each later one is added to it — in place, unless
-// what waits is a view (then out of place: a new tensor, both addends
-// freed; measured: a tied lm_head in fp32 sums out of place, under
-// autocast, where its gradient comes through the weight's cast, in place) —
-// and the sum becomes .grad once the last edge has delivered.
+// is a view (F.linear's weight, through a transpose). A parameter read by
+// several ops (tied embeddings) has one AccumulateGrad with several incoming
+// edges: the first gradient waits in its input buffer, and each later one
+// is added to it — in place, unless what waits is a view (then out of
+// place: a new tensor, both addends freed; measured: a tied lm_head in fp32
+// sums out of place, under autocast, where its gradient comes through the
+// weight's cast, in place). Once the last edge has delivered, the gradient
+// becomes .grad — or, when .grad exists (several backwards before
+// zero_grad), is added into it in place and freed.
 func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID, view bool) error {
 	t := &s.g.Tensors[p]
-	if s.paramGrads[p] != noBlock {
-		s.freeRaw(t.Name, ".grad (accumulated)", blk, spec.RoleGradient)
-		return nil
-	}
 	if s.lv.paramUses[p] > 1 {
 		s.pendingLeft[p]--
 		if prev := s.pending[p]; prev != noBlock {
@@ -430,6 +425,11 @@ func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID, view bool
 			return nil
 		}
 		s.pending[p] = noBlock
+	}
+	if s.paramGrads[p] != noBlock {
+		// AccumulateGrad adds the (summed) gradient into .grad in place.
+		s.freeRaw(t.Name, ".grad (accumulated)", blk, spec.RoleGradient)
+		return nil
 	}
 	if s.par != nil && s.par.bucketViewGrads() {
 		// DDP gradient_as_bucket_view: the grad is copied into its bucket
