@@ -87,6 +87,8 @@ type sim struct {
 	// pendingView marks a pending gradient that is a view (it came through
 	// F.linear's transpose): the next one is summed out of place.
 	pendingView []bool
+	// bwd is backwardOp's scratch.
+	bwd backwardScratch
 	pendingLeft []int32
 
 	lv *liveness

@@ -608,13 +608,15 @@ func (s *sim) backwardOp(i int) error {
 	if op.NoGrad {
 		return nil
 	}
-	var incoming []int32
+	sc := &s.bwd
+	incoming := sc.incoming[:0]
 	for _, o := range op.Outputs {
 		if s.grads[o] >= 0 {
 			incoming = append(incoming, s.grads[o])
 			s.grads[o] = -1
 		}
 	}
+	sc.incoming = incoming
 	if len(incoming) == 0 {
 		s.releaseSaved(i)
 		return nil
@@ -627,14 +629,8 @@ func (s *sim) backwardOp(i int) error {
 	if op.Matmul != spec.MatmulNone {
 		s.wsAfter = op
 	}
-	type pending struct {
-		t spec.TensorID
-		b int32
-		k int // the input's index
-	}
-	var out []pending
-	var made []madeGrad
-	var products []int // inputs whose gradient is first a product (GradProducts)
+	out, made, products := sc.out[:0], sc.made[:0], sc.products[:0]
+	defer func() { sc.out, sc.made, sc.products = out, made, products }()
 	if op.BackwardTempsFirst > 0 {
 		if err := s.backwardTemps(i, s.checkpointed(op) && s.recomputed[op.Block], 0, op.BackwardTempsFirst); err != nil {
 			return err
@@ -652,19 +648,20 @@ func (s *sim) backwardOp(i int) error {
 				if err != nil {
 					return err
 				}
-				out = append(out, pending{in, b, k})
+				out = append(out, pendingGrad{in, b, k})
 				continue
 			}
 			s.bufs[incoming[0]].refs++
-			out = append(out, pending{in, incoming[0], k})
+			out = append(out, pendingGrad{in, incoming[0], k})
 		}
 	case spec.GradNew:
 		// A bias-free GEMM (mm) makes the weight's gradient before the
 		// input's (measured); every other op goes in input order, then params.
-		order := make([]int, 0, len(op.GradInputs))
+		order := sc.order[:0]
 		for k := range op.GradInputs {
 			order = append(order, k)
 		}
+		sc.order = order
 		if op.WeightGradFirst {
 			if err := s.makeParamGrads(op, &made); err != nil {
 				return err
@@ -691,7 +688,7 @@ func (s *sim) backwardOp(i int) error {
 				return err
 			}
 			s.bufs[b].view = op.GradInputViews
-			out = append(out, pending{op.Inputs[k], b, k})
+			out = append(out, pendingGrad{op.Inputs[k], b, k})
 		}
 	}
 	if !op.WeightGradFirst || op.Flow != spec.GradNew {
@@ -736,10 +733,10 @@ func (s *sim) backwardOp(i int) error {
 			return err
 		}
 		s.free(op.GradProducts[k])
-		out = append(out, pending{op.Inputs[k], b, k})
+		out = append(out, pendingGrad{op.Inputs[k], b, k})
 	}
 	if op.InputGradsReversed { // the engine delivers in input order
-		slices.SortStableFunc(out, func(a, b pending) int { return a.k - b.k })
+		slices.SortStableFunc(out, func(a, b pendingGrad) int { return a.k - b.k })
 	}
 	for _, b := range incoming {
 		s.releaseBuf(b)
@@ -794,6 +791,23 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int) error {
 // temp is made (Op.BackwardTempsFreedBy).
 func tempFreedEarly(op *spec.Op, k int) bool {
 	return k < len(op.BackwardTempsFreedBy) && op.BackwardTempsFreedBy[k] != 0
+}
+
+// pendingGrad is an input gradient a backward function hands on: input t
+// (index k among the op's inputs) gets buffer b.
+type pendingGrad struct {
+	t spec.TensorID
+	b int32
+	k int
+}
+
+// backwardScratch holds backwardOp's working lists, reused op after op.
+type backwardScratch struct {
+	incoming []int32
+	order    []int
+	out      []pendingGrad
+	made     []madeGrad
+	products []int // inputs whose gradient is first a product (GradProducts)
 }
 
 // madeGrad is a parameter gradient a backward function made, to be
