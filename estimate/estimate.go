@@ -88,7 +88,7 @@ type sim struct {
 	// F.linear's transpose): the next one is summed out of place.
 	pendingView []bool
 	// bwd is backwardOp's scratch.
-	bwd backwardScratch
+	bwd         backwardScratch
 	pendingLeft []int32
 
 	lv *liveness

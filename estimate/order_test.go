@@ -84,25 +84,8 @@ func TestRecomputedSavedDieBeforeReduction(t *testing.T) {
 // contiguous copy; the attention weights it returns stay in the decoder
 // layer's `_` until the layer returns, after add_mlp.
 func TestEagerAttentionLocals(t *testing.T) {
-	r := timelineOf(t, "../examples/holdout3/llama-small-eager-fp32-infer-b8-s1024.yaml")
-	at := map[string]int{}
-	for i, e := range r.Timeline {
-		if e.Iteration != 2 {
-			continue
-		}
-		key := e.Action.String() + " " + e.Tensor
-		if _, ok := at[key]; !ok {
-			at[key] = i
-		}
-	}
-	before := func(a, b string) {
-		t.Helper()
-		ia, oka := at[a]
-		ib, okb := at[b]
-		if !oka || !okb || ia >= ib {
-			t.Errorf("%q (event %d, found %v) should come before %q (event %d, found %v)", a, ia, oka, b, ib, okb)
-		}
-	}
+	at := firstEvents(timelineOf(t, "../examples/holdout3/llama-small-eager-fp32-infer-b8-s1024.yaml"), 2, estimate.PhaseForward)
+	before := func(a, b string) { t.Helper(); assertBefore(t, at, a, b) }
 	const l = "model.layers.1."
 	before("alloc "+l+"self_attn.eager.transpose_contiguous.out", "free "+l+"self_attn.eager.repeat_k.out")
 	before("alloc "+l+"add_mlp.out", "free "+l+"self_attn.eager.softmax.out")
@@ -155,25 +138,8 @@ func TestViewGradientsAddOutOfPlace(t *testing.T) {
 // returns, before the engine sums the tied embedding's two gradients: the
 // embedding's incoming gradient is freed before the sum is made.
 func TestEngineOrderAtFunctionReturn(t *testing.T) {
-	r := timelineOf(t, "../examples/holdout4/qwen2-small-fp32-adamw-ckpt-b2-s1024.yaml")
-	at := map[string]int{}
-	for i, e := range r.Timeline {
-		if e.Iteration != 2 || e.Phase != estimate.PhaseBackward {
-			continue
-		}
-		key := e.Action.String() + " " + e.Tensor
-		if _, ok := at[key]; !ok {
-			at[key] = i
-		}
-	}
-	before := func(a, b string) {
-		t.Helper()
-		ia, oka := at[a]
-		ib, okb := at[b]
-		if !oka || !okb || ia >= ib {
-			t.Errorf("%q (event %d, found %v) should come before %q (event %d, found %v)", a, ia, oka, b, ib, okb)
-		}
-	}
+	at := firstEvents(timelineOf(t, "../examples/holdout4/qwen2-small-fp32-adamw-ckpt-b2-s1024.yaml"), 2, estimate.PhaseBackward)
+	before := func(a, b string) { t.Helper(); assertBefore(t, at, a, b) }
 	const l = "model.layers.7.self_attn."
 	before("alloc grad("+l+"rotary_k.add.out)", "alloc grad("+l+"rotary_q.add.out)")
 	before("alloc grad("+l+"v_view.out)", "alloc grad("+l+"rotary_q.add.out)")
@@ -230,30 +196,40 @@ func TestMeasuredBackwardBuffers(t *testing.T) {
 // checkpoint's recompute, which stops at the block's last saver (the MLP's
 // dropout), lets the block's locals go there — attn_output among them.
 func TestGPT2Locals(t *testing.T) {
-	order := func(r *estimate.Result, iteration int, phase estimate.Phase) map[string]int {
-		at := map[string]int{}
-		for i, e := range r.Timeline {
-			if e.Iteration == iteration && e.Phase == phase {
-				if key := e.Action.String() + " " + e.Tensor; at[key] == 0 {
-					at[key] = i + 1
-				}
-			}
-		}
-		return at
-	}
-	before := func(at map[string]int, a, b string) {
-		t.Helper()
-		if at[a] == 0 || at[b] == 0 || at[a] >= at[b] {
-			t.Errorf("%q (event %d) should come before %q (event %d)", a, at[a]-1, b, at[b]-1)
-		}
-	}
-	infer := order(timelineOf(t, "../examples/measured/gpt2-fp32-infer-b8.yaml"), 2, estimate.PhaseForward)
+	before := func(at map[string]int, a, b string) { t.Helper(); assertBefore(t, at, a, b) }
+	infer := firstEvents(timelineOf(t, "../examples/measured/gpt2-fp32-infer-b8.yaml"), 2, estimate.PhaseForward)
 	const l = "transformer.h.3."
 	before(infer, "alloc "+l+"add_attn.out", "free "+l+"ln_1.out")
 	before(infer, "alloc "+l+"attn.c_proj.out", "free "+l+"attn.c_attn.out")
 	before(infer, "alloc "+l+"mlp.act.mul.out", "free "+l+"mlp.c_fc.out")
-	ckpt := order(timelineOf(t, "../examples/measured/gpt2-fp32-adamw-ckpt-b8.yaml"), 2, estimate.PhaseBackward)
+	ckpt := firstEvents(timelineOf(t, "../examples/measured/gpt2-fp32-adamw-ckpt-b8.yaml"), 2, estimate.PhaseBackward)
 	before(ckpt, "alloc "+l+"mlp.dropout.out", "free "+l+"attn.resid_dropout.out")
+}
+
+// firstEvents maps "alloc|free tensor" to the index of its first event in
+// a phase of an iteration.
+func firstEvents(r *estimate.Result, iteration int, phase estimate.Phase) map[string]int {
+	at := map[string]int{}
+	for i, e := range r.Timeline {
+		if e.Iteration == iteration && e.Phase == phase {
+			if key := e.Action.String() + " " + e.Tensor; !has(at, key) {
+				at[key] = i
+			}
+		}
+	}
+	return at
+}
+
+func has(m map[string]int, k string) bool { _, ok := m[k]; return ok }
+
+// assertBefore fails unless event a comes before event b.
+func assertBefore(t *testing.T, at map[string]int, a, b string) {
+	t.Helper()
+	ia, oka := at[a]
+	ib, okb := at[b]
+	if !oka || !okb || ia >= ib {
+		t.Errorf("%q (event %d, found %v) should come before %q (event %d, found %v)", a, ia, oka, b, ib, okb)
+	}
 }
 
 // timelineOf estimates a bundled description on the H200 profile, keeping
