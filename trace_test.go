@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,7 +75,7 @@ func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 		t.Fatalf("%s: no header line", path)
 	}
 	prefix, iteration := "0.", 1
-	if !slices.ContainsFunc(slices.Collect(mapKeys(head.Marks)), func(k string) bool { return strings.HasPrefix(k, "0.") }) {
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(head.Marks)), func(k string) bool { return strings.HasPrefix(k, "0.") }) {
 		prefix, iteration = "", 2
 	}
 	end := -1
@@ -110,16 +111,6 @@ func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 		}
 	}
 	return reqs, iteration
-}
-
-func mapKeys(m map[string]int) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // TestTracesLineUp holds the estimate's allocator requests to the measured
