@@ -495,14 +495,22 @@ func (ps *parallelSim) postBackward(ui int) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range grads {
+	// foreach_reduce clears its list of unsharded gradients after the
+	// copy-in, but a loop over them before that leaves the last one in a
+	// local until it returns, after the sharded gradient is made (measured:
+	// the root's lm_head gradient goes after it).
+	dropGrad := func(p spec.TensorID) {
 		s.freeRaw(s.g.Tensors[p].Name, ".grad", s.paramGrads[p], spec.RoleGradient)
 		s.paramGrads[p] = noBlock
+	}
+	for _, p := range grads[:len(grads)-1] {
+		dropGrad(p)
 	}
 	out, err := ps.malloc("sharded .grad: ", u.name, u.shardBytes, spec.RoleGradient, streamReduceScatter)
 	if err != nil {
 		return err
 	}
+	dropGrad(grads[len(grads)-1])
 	if u.hasGrad {
 		// Later micro-batches add into the sharded gradient.
 		ps.release("sharded .grad (accumulated): ", u.name, out, spec.RoleGradient)
