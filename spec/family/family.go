@@ -62,6 +62,13 @@ func Known() []string {
 func Expand(m *spec.Model) (*spec.Graph, error) { return expand(m, options{}) }
 
 func expand(m *spec.Model, o options) (*spec.Graph, error) {
+	if m.Training.Attention == spec.AttentionEager && !eagerAttention()[m.Architecture] {
+		what := m.Architecture
+		if m.IsCustom() {
+			what = "a custom layer graph"
+		}
+		return nil, m.Training.KeyPos("attention", m.At("training")).Errorf("training.attention eager: eager attention is not modelled for %s (allowed: sdpa; eager is modelled for %s)", what, strings.Join(sortedKeys(eagerAttention()), ", "))
+	}
 	if m.IsCustom() {
 		return spec.ExpandCustom(m)
 	}
@@ -73,6 +80,13 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 		return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for %s (allowed: 1; modelled for %s)", tp, m.Architecture, strings.Join(sortedKeys(tensorParallel()), ", "))
 	}
 	return f(m, o)
+}
+
+// eagerAttention lists the architectures whose expansion models
+// attn_implementation="eager"; the others refuse it rather than answer
+// with SDPA's memory.
+func eagerAttention() map[string]bool {
+	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true}
 }
 
 // tensorParallel lists the architectures whose expansion splits heads and
