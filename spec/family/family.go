@@ -76,6 +76,14 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 	if !ok {
 		return nil, m.At("model.architecture").Errorf("unknown architecture %q (known: %s; or omit it and give inputs, layers and loss)", m.Architecture, strings.Join(Known(), ", "))
 	}
+	// A size the architecture does not read is refused, not ignored.
+	image := m.Architecture == "ViTForImageClassification" || strings.HasPrefix(m.Architecture, "torchvision.")
+	if _, set := m.Training.Pos["seq_len"]; set && image {
+		return nil, m.Training.KeyPos("seq_len", m.At("training")).Errorf("training.seq_len does not apply to %s, an image model (allowed: training.image_size)", m.Architecture)
+	}
+	if _, set := m.Training.Pos["image_size"]; set && !image {
+		return nil, m.Training.KeyPos("image_size", m.At("training")).Errorf("training.image_size does not apply to %s, a text model (allowed: training.seq_len)", m.Architecture)
+	}
 	if tp := m.Training.Parallel.TensorRanks(); tp > 1 && !tensorParallel()[m.Architecture] {
 		return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for %s (allowed: 1; modelled for %s)", tp, m.Architecture, strings.Join(sortedKeys(tensorParallel()), ", "))
 	}
