@@ -57,6 +57,11 @@ func ExpandCustom(m *Model) (*Graph, error) {
 	if err := b.Err(); err != nil {
 		return nil, err
 	}
+	if t.ActivationCheckpointing && b.g.Blocks == 0 {
+		// The probe checkpoints each residual entry; with none there is
+		// nothing to checkpoint, and it refuses the run.
+		return nil, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: the layer graph has no residual blocks to checkpoint (allowed: false, or wrap layers in residual: entries)")
+	}
 	if t.Mode == ModeInference || m.Loss.Kind == "" {
 		return b.Finish(NoTensor, x)
 	}
