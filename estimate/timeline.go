@@ -763,6 +763,7 @@ func (s *sim) backwardOp(i int) error {
 func (s *sim) backwardTemps(i int, recomputed bool, from, to int) error {
 	op := &s.g.Ops[i]
 	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
+	to = min(to, len(op.BackwardTemps))
 	for k := from; k < to; k++ {
 		id := op.BackwardTemps[k]
 		if k == reduceFrom && recomputed {

@@ -335,6 +335,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			op.Extra = nil
 			op.BackwardTemps = nil
 			op.BackwardTempsFreedBy = nil
+			op.BackwardTempsFirst, op.ReduceAfterTemps = 0, false
 			op.ReduceTemps = 0
 		}
 	}
