@@ -521,9 +521,12 @@ func efficientBackwardTemps(bsz, heads, s, d int64) ([]TensorSpec, []int) {
 }
 
 // SDPA is F.scaled_dot_product_attention on q, k, v of shape [B, H, S, d]
-// (kv heads may be fewer: the caller repeats them). Saves q, k, v, the
-// output, a fp32 logsumexp and the philox seed/offset.
-func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorID {
+// (kv heads may be fewer: the caller repeats them) with dropout_p dropout.
+// Saves q, k, v, the output, a fp32 logsumexp and the philox seed/offset —
+// on the GPU for cuDNN; the memory-efficient kernel keeps them on the CPU
+// when it drops out (training with dropout_p > 0; measured in GPT-2 fp32)
+// and makes 0-d GPU tensors otherwise.
+func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout float64) TensorID {
 	q = b.matmulIn(q, name+".q_cast")
 	k = b.matmulIn(k, name+".k_cast")
 	v = b.matmulIn(v, name+".v_cast")
@@ -557,8 +560,12 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorI
 		Saved:   saved, SaveOut: []int{0}}
 	switch backend {
 	case SDPAEfficient:
-		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32), TS("philox_seed", Int64), TS("philox_offset", Int64)}
-		spec.SaveExtra = []int{0, 1, 2}
+		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, (s+31)/32*32)}
+		spec.SaveExtra = []int{0}
+		if dropout == 0 {
+			spec.Extra = append(spec.Extra, TS("philox_seed", Int64), TS("philox_offset", Int64))
+			spec.SaveExtra = append(spec.SaveExtra, 1, 2)
+		}
 		spec.BackwardTemps, spec.BackwardTempsFreedBy = efficientBackwardTemps(bsz, heads, s, d)
 	case SDPACuDNN, SDPAFlash:
 		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, s, 1), TS("philox_seed", Int64), TS("philox_offset", Int64)}

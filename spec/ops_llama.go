@@ -276,7 +276,7 @@ func (b *Builder) HeadsView(name string, x TensorID, copyGrad bool, shape ...int
 // (GQA ? 2 : 1)·B·H·S·D·4 + B·H·S·4 + 256 bytes (measured at five shapes).
 // fp32 with GQA falls back to the math kernel (SDPAMathGQA); fp32 without
 // GQA runs the memory-efficient kernel.
-func (b *Builder) SDPACausal(name string, q, k, v TensorID) TensorID {
+func (b *Builder) SDPACausal(name string, q, k, v TensorID, dropout float64) TensorID {
 	v = b.matmulIn(v, name+".v_cast")
 	k = b.matmulIn(k, name+".k_cast")
 	q = b.matmulIn(q, name+".q_cast")
@@ -288,7 +288,7 @@ func (b *Builder) SDPACausal(name string, q, k, v TensorID) TensorID {
 	case dt == FP32 && gqa:
 		return b.SDPAMathGQA(name, q, k, v)
 	case dt == FP32:
-		return b.SDPA(name, q, k, v, NoTensor, true)
+		return b.SDPA(name, q, k, v, NoTensor, true, dropout)
 	}
 	ws := bsz*heads*s*d*4 + bsz*heads*s*4 + 256
 	if gqa {

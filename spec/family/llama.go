@@ -361,7 +361,7 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		case mask != spec.NoTensor:
 			o = l.maskedSDPA(q, k, v, mask)
 		default:
-			o = b.SDPACausal("sdpa", q, k, v)
+			o = b.SDPACausal("sdpa", q, k, v, l.attnDrop)
 			if b.DType(o) == spec.FP32 && gqa {
 				// The math kernel's output is laid out [B, H, S, D]: the
 				// transpose(1, 2).contiguous() copies it.
@@ -385,7 +385,7 @@ func (l *llama) maskedSDPA(q, k, v, mask spec.TensorID) spec.TensorID {
 		k = l.repeatKV("repeat_k", k)
 		v = l.repeatKV("repeat_v", v)
 	}
-	return b.SDPA("sdpa", q, k, v, mask, false)
+	return b.SDPA("sdpa", q, k, v, mask, false, l.attnDrop)
 }
 
 // repeatKV is repeat_kv: expand + reshape into a new [B, H, S, D] tensor; its
