@@ -543,6 +543,9 @@ func (s *sim) backward() error {
 	if err != nil {
 		return err
 	}
+	// torch.autograd.backward keeps the grad_tensors it made until it
+	// returns (measured: the seed goes at the end of backward).
+	s.bufs[seed].refs++
 	s.grads[s.g.Loss] = seed
 	if s.par != nil { // FSDP root pre-backward hook
 		if err := s.par.backwardStart(); err != nil {
@@ -587,6 +590,7 @@ func (s *sim) backward() error {
 		}
 	}
 	s.curOp, s.curSuffix = "end of backward", ""
+	s.releaseBuf(seed)
 	for i := range s.g.Ops {
 		s.releaseSaved(i)
 	}

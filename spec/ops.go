@@ -568,8 +568,11 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout
 		}
 		spec.BackwardTemps, spec.BackwardTempsFreedBy = efficientBackwardTemps(bsz, heads, s, d)
 	case SDPACuDNN, SDPAFlash:
-		spec.Extra = []TensorSpec{TS("logsumexp", FP32, bsz, heads, s, 1), TS("philox_seed", Int64), TS("philox_offset", Int64)}
+		// As SDPACausal's cuDNN call: philox seed and offset, the output,
+		// the logsumexp, a 256-byte scratch (measured in GPT-2 bf16).
+		spec.Extra = []TensorSpec{TS("philox_seed", Int64), TS("philox_offset", Int64), TS("logsumexp", FP32, bsz, heads, s, 1)}
 		spec.SaveExtra = []int{0, 1, 2}
+		spec.Temps = []TensorSpec{TS("scratch", UInt8, 256)}
 		// One workspace: the fp32 dQ accumulator, the softmax sums and 256
 		// bytes (measured in GPT-2's bf16 backward: 25,559,296 B at
 		// [8, 12, 1024, 64]).

@@ -53,6 +53,9 @@ func causalLMLoss(b *spec.Builder, logits, labels spec.TensorID) spec.TensorID {
 		shifted := b.Emit(spec.OpSpec{Kind: "clone", Name: "shift_labels", Inputs: []spec.TensorID{padded}, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, bsz*seq)}})[0]
 		flat := b.View("flatten", f, bsz*seq, vocab)
 		loss = b.CrossEntropy("cross_entropy", flat, shifted)
+		// ForCausalLMLoss rebinds labels to the padded copy, a local until
+		// it returns (measured: freed after nll_loss).
+		b.HoldUntilLastOp(padded)
 	})
 	return loss
 }
