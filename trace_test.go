@@ -15,7 +15,7 @@ import (
 	"github.com/memplan/memplan/estimate"
 )
 
-// poolRequest is one large-pool request: an allocation or a free of a
+// poolRequest is one allocator request: an allocation or a free of a
 // block, its size as asked for rounded up to 512 bytes.
 type poolRequest struct {
 	alloc bool
@@ -29,15 +29,16 @@ func (q poolRequest) String() string {
 	return fmt.Sprintf("free %d", q.bytes)
 }
 
-// largePool keeps the requests above 1 MiB, the way the caching allocator
-// splits its pools, with every run of frees sorted by size: their order
-// changes nothing in the allocator.
-func largePool(reqs []poolRequest) []poolRequest {
+// poolRequests keeps one pool's requests — the large pool's above 1 MiB,
+// or the small pool's — the way the caching allocator splits its pools,
+// with every run of frees sorted by size: their order changes nothing in
+// the allocator.
+func poolRequests(reqs []poolRequest, large bool) []poolRequest {
 	var out []poolRequest
 	run := 0
 	for _, q := range reqs {
 		q.bytes = max(512, (q.bytes+511)/512*512)
-		if q.bytes <= 1<<20 {
+		if (q.bytes > 1<<20) != large {
 			continue
 		}
 		if q.alloc {
@@ -115,17 +116,18 @@ func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 
 // TestTracesLineUp holds the estimate's allocator requests to the measured
 // runs' allocator traces (testdata/measured/h200/*.trace.jsonl.gz, and the
-// per-rank runs under parallel/): for the
-// cases listed in tracesLiningUp, every large-pool allocation and free of
-// the traced step, in order, with the size asked for. Placement may still
-// differ (addresses break ties); what PyTorch allocates and frees, and
-// when, may not. The other traces are reported (-v) with how far they
-// line up; probe/compare_trace.py shows where they part.
+// per-rank runs under parallel/): for the cases listed in tracesLiningUp,
+// every large-pool allocation and free of the traced step, in order, with
+// the size asked for; for those in smallPoolLiningUp, the small pool's too.
+// Placement may still differ (addresses break ties); what PyTorch
+// allocates and frees, and when, may not. The other traces are reported
+// (-v) with how far they line up; probe/compare_trace.py shows where they
+// part.
 func TestTracesLineUp(t *testing.T) {
 	traces, _ := filepath.Glob("testdata/measured/h200/*.trace.jsonl.gz")
 	// Per-rank runs (a fake process group; rank 0, as the estimate).
 	ranks, _ := filepath.Glob("testdata/measured/h200/parallel/*.trace.jsonl.gz")
-	checked := 0
+	checked := map[string]bool{}
 	for _, path := range append(traces, ranks...) {
 		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl.gz")
 		pattern := "examples/*/" + name + ".yaml"
@@ -139,6 +141,7 @@ func TestTracesLineUp(t *testing.T) {
 		if len(examples) == 0 {
 			continue
 		}
+		checked[name] = true
 		t.Run(name, func(t *testing.T) {
 			measured, iteration := traceRequests(t, path)
 			r, err := estimateFile(examples[0], "", true)
@@ -151,29 +154,39 @@ func TestTracesLineUp(t *testing.T) {
 					est = append(est, poolRequest{e.Action == estimate.ActionAlloc, e.Requested})
 				}
 			}
-			a, b := largePool(measured), largePool(est)
-			same := 0
-			for same < min(len(a), len(b)) && a[same] == b[same] {
-				same++
-			}
-			if same == len(a) && same == len(b) {
-				if !slices.Contains(tracesLiningUp, name) {
-					t.Logf("lines up (%d large-pool requests): add it to tracesLiningUp", len(a))
-				}
-				return
-			}
-			msg := fmt.Sprintf("%d of %d measured large-pool requests line up (estimate: %d); request %d: measured %v, estimated %v",
-				same, len(a), len(b), same, at(a, same), at(b, same))
-			if slices.Contains(tracesLiningUp, name) {
-				t.Error(msg)
-			} else {
-				t.Log(msg)
-			}
+			comparePool(t, "large", poolRequests(measured, true), poolRequests(est, true), slices.Contains(tracesLiningUp, name))
+			comparePool(t, "small", poolRequests(measured, false), poolRequests(est, false), slices.Contains(smallPoolLiningUp, name))
 		})
-		checked++
 	}
-	if checked < len(tracesLiningUp) {
-		t.Errorf("%d traces checked, fewer than the %d listed as lining up", checked, len(tracesLiningUp))
+	for _, list := range [][]string{tracesLiningUp, smallPoolLiningUp} {
+		for _, name := range list {
+			if !checked[name] {
+				t.Errorf("%s is listed as lining up but has no trace and description", name)
+			}
+		}
+	}
+}
+
+// comparePool reports how far one pool's requests line up; listed, a
+// difference fails the test.
+func comparePool(t *testing.T, pool string, a, b []poolRequest, listed bool) {
+	t.Helper()
+	same := 0
+	for same < min(len(a), len(b)) && a[same] == b[same] {
+		same++
+	}
+	if same == len(a) && same == len(b) {
+		if !listed {
+			t.Logf("%s pool lines up (%d requests): add it to the list", pool, len(a))
+		}
+		return
+	}
+	msg := fmt.Sprintf("%d of %d measured %s-pool requests line up (estimate: %d); request %d: measured %v, estimated %v",
+		same, len(a), pool, len(b), same, at(a, same), at(b, same))
+	if listed {
+		t.Error(msg)
+	} else {
+		t.Log(msg)
 	}
 }
 
@@ -357,5 +370,57 @@ var tracesLiningUp = []string{
 	"vit-fp32-adamw-fused-ckpt-b16",
 	"vit-fp32-infer-b512",
 	"vit-fp32-infer-b64",
+	"vit-fp32-sgd-ckpt-b32",
+}
+
+// smallPoolLiningUp are the traced runs whose small-pool requests (1 MiB
+// and below) the estimate also issues one for one.
+var smallPoolLiningUp = []string{
+	"custom-convnet-amp-fp16-sgd-b128",
+	"custom-convnet-fp32-sgd-b64",
+	"custom-mlp-amp-bf16-adamw-b256",
+	"custom-mlp-fp32-adamw-b4096",
+	"custom-mlp-fp32-sgd-mom-b4096",
+	"gpt2-fp32-adamw-fused-b4",
+	"gpt2-fp32-ddp-mb2-w2",
+	"gpt2-fp32-ddp-mb2-w4",
+	"gpt2-fp32-ddp-w2",
+	"gpt2-fp32-ddp-w4",
+	"gpt2-fp32-ddp-w8",
+	"gpt2-fp32-zero1-w2",
+	"gpt2-fp32-zero1-w4",
+	"gpt2-large-fp32-adamw-b2",
+	"mlp10m-fp32-adam",
+	"mlp10m-fp32-adam-forloop-b64",
+	"mlp10m-fp32-adamw-fused-b64",
+	"mlp10m-fp32-sgd-b64",
+	"resnet101-amp-fp16-sgd-mom-b64",
+	"resnet101-bf16-adamw-fused-b32",
+	"resnet101-fp32-adam-b24",
+	"resnet152-amp-bf16-adamw-b48",
+	"resnet152-bf16-adamw-b32",
+	"resnet152-fp32-sgd-b16",
+	"resnet18-amp-fp16-adamw-b32",
+	"resnet18-bf16-adamw-b256-expandable",
+	"resnet18-bf16-adamw-b48",
+	"resnet18-fp32-sgd-b64",
+	"resnet34-amp-bf16-sgd-b192",
+	"resnet34-fp16-sgd-b64",
+	"resnet34-fp32-adam-forloop-b32",
+	"resnet50-amp-bf16-adamw-b32",
+	"resnet50-amp-fp16-sgd-b128",
+	"resnet50-bf16-sgd-b96",
+	"resnet50-fp32-infer-b64",
+	"resnet50-fp32-sgd-mom-b256",
+	"tinyllama-bf16-adamw-b2-s1024",
+	"vit-amp-bf16-sgd-b64",
+	"vit-bf16-adamw-b32",
+	"vit-bf16-adamw-b64-roundup8",
+	"vit-bf16-adamw-fused-b128",
+	"vit-bf16-ddp-w4",
+	"vit-fp16-adam-b32",
+	"vit-fp32-adamw-b32",
+	"vit-fp32-adamw-b8",
+	"vit-fp32-adamw-fused-ckpt-b16",
 	"vit-fp32-sgd-ckpt-b32",
 }
