@@ -143,12 +143,34 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 	if got := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g); got != 104972967 {
 		t.Errorf("measured 3×3 backward-filter: %d", got)
 	}
-	g.N = 40 // not measured: the transposing rule, x + y + w
-	x, w := int64(40*64*56*56*4), int64(64*64*9*4)
+	// A batch between two measured ones: the line through them (the same
+	// engine at 32 and 48 gives the affine size at 40).
+	g.N = 32
+	at32 := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g)
+	g.N = 48
+	at48 := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g)
+	g.N = 40
+	if got := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, g); got != (at32+at48)/2 && got != (at32+at48+1)/2 {
+		t.Errorf("interpolated 3×3 backward-filter at 40: %d, want %d (between %d and %d)", got, (at32+at48)/2, at32, at48)
+	}
+	// Past the largest measured batch the line is extended only where the
+	// last three batches lie on it: ViT-B/16's fp32 patch embedding keeps
+	// its backward-filter engine from 128 to 256, but its forward changes
+	// engine at 256.
+	vit := spec.ConvGeometry{N: 384, Cin: 3, H: 224, W: 224, Cout: 768, Ho: 14, Wo: 14, KH: 16, KW: 16, Stride: 16, Groups: 1, DType: spec.FP32}
+	if got := spec.CuDNNConvWorkspace(spec.ConvBackwardFilter, vit); got != 362807632+2*89915392 {
+		t.Errorf("extended ViT patch backward-filter at 384: %d, want %d", got, 362807632+2*89915392)
+	}
+	x3, y3, w3 := int64(384*3*224*224*4), int64(384*768*14*14*4), int64(768*3*256*4)
+	if got := spec.CuDNNConvWorkspace(spec.ConvForward, vit); got != x3+y3+w3 {
+		t.Errorf("ViT patch forward at 384 (engine changed at 256): %d, want the rule's %d", got, x3+y3+w3)
+	}
+	g.H, g.W, g.Ho, g.Wo = 52, 52, 52, 52 // a geometry not measured: the transposing rule, x + y + w
+	x, w := int64(40*64*52*52*4), int64(64*64*9*4)
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 2*x+w {
 		t.Errorf("rule, 3×3 forward: %d, want %d", got, 2*x+w)
 	}
-	g.KH, g.KW, g.Pad = 1, 1, 0 // 1×1 stride 1 over 56×56: a GEMM on NCHW
+	g.KH, g.KW, g.Pad = 1, 1, 0 // 1×1 stride 1 over 52×52: a GEMM on NCHW
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 0 {
 		t.Errorf("rule, 1×1 forward: %d, want 0", got)
 	}
@@ -160,10 +182,11 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 		t.Errorf("rule, 1×1 at 7×7: %d, want x + y = %d", got, want)
 	}
 	// bf16 pads the stem's 3 channels to 8.
-	s := spec.ConvGeometry{N: 40, Cin: 3, H: 224, W: 224, Cout: 64, Ho: 112, Wo: 112, KH: 7, KW: 7, Stride: 2, Pad: 3, Groups: 1, DType: spec.BF16}
-	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(40*8*224*224*2+40*64*112*112*2+64*8*49*2); got != want {
+	s := spec.ConvGeometry{N: 40, Cin: 3, H: 200, W: 200, Cout: 64, Ho: 100, Wo: 100, KH: 7, KW: 7, Stride: 2, Pad: 3, Groups: 1, DType: spec.BF16}
+	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(40*8*200*200*2+40*64*100*100*2+64*8*49*2); got != want {
 		t.Errorf("rule, bf16 stem: %d, want %d", got, want)
 	}
+	s.H, s.W, s.Ho, s.Wo = 224, 224, 112, 112
 	// fp16 has its own measured engines: the stem at batch 128 takes less
 	// than bf16's (holdout3's resnet50-amp-fp16-sgd-b128 trace: 256926224 B).
 	s.N = 128
