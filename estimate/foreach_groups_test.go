@@ -6,6 +6,7 @@ import (
 	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/estimate"
 	"github.com/memplan/memplan/spec"
+	"github.com/memplan/memplan/spec/family"
 )
 
 // With parameters of two dtypes, foreach Adam's sqrt copies of one group
@@ -47,5 +48,44 @@ func TestForeachGroupsOverlap(t *testing.T) {
 	// both groups' copies (16 MiB + 8 MiB) on top of it.
 	if got, want := opt.PeakAllocatedBytes-zero.PeakAllocatedBytes, int64(24<<20); got != want {
 		t.Errorf("optimizer peak above its end state = %d, want %d (both groups' sqrt copies)", got, want)
+	}
+}
+
+// SGD with momentum makes one buffer per parameter at the first step and
+// updates in place after, whatever the implementation: fused SGD's
+// allocator events are foreach SGD's, one for one.
+func TestFusedSGDIsForeachSGD(t *testing.T) {
+	events := func(impl string) []estimate.Event {
+		src := "model: {architecture: GPT2LMHeadModel, config: {n_layer: 2}}\ntraining: {batch_size: 2, seq_len: 128, optimizer: sgd, momentum: 0.9, optimizer_impl: " + impl + "}\n"
+		m, err := spec.Parse("sgd.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := family.Expand(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := calibrate.Builtin("h200")
+		r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Timeline
+	}
+	fused, foreach := events("fused"), events("foreach")
+	if len(fused) != len(foreach) {
+		t.Fatalf("fused SGD: %d events, foreach: %d", len(fused), len(foreach))
+	}
+	state := 0
+	for i := range fused {
+		if fused[i] != foreach[i] {
+			t.Fatalf("event %d: fused %+v, foreach %+v", i, fused[i], foreach[i])
+		}
+		if fused[i].Role == spec.RoleOptimizerState.String() && fused[i].Action == estimate.ActionAlloc {
+			state++
+		}
+	}
+	if state == 0 {
+		t.Errorf("no momentum buffers made")
 	}
 }

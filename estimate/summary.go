@@ -159,7 +159,7 @@ func optimizerNote(t spec.Training) string {
 		return fmt.Sprintf("%s: exp_avg + exp_avg_sq = 2 × parameters, created at the first step%s", t.Optimizer, extra)
 	case spec.OptimizerSGD:
 		if t.Momentum > 0 {
-			return "sgd with momentum: one momentum buffer per parameter, created at the first step"
+			return "sgd with momentum: one momentum buffer per parameter, created at the first step; updates in place (foreach, fused or for-loop)"
 		}
 		return "sgd without momentum: no state"
 	}

@@ -556,9 +556,6 @@ func (m *Model) validate() error {
 		}
 	}
 	t := &m.Training
-	if t.Optimizer == OptimizerSGD && t.OptimizerImpl == ImplFused {
-		return t.KeyPos("optimizer_impl", m.At("training")).Errorf("training.optimizer_impl: fused is not supported with sgd here (allowed with sgd: foreach, for-loop)")
-	}
 	if _, set := t.Pos["momentum"]; set && t.Optimizer != OptimizerSGD {
 		return t.KeyPos("momentum", m.At("training")).Errorf("training.momentum is SGD's (allowed: momentum with optimizer sgd; adam and adamw keep betas, not modelled as options)")
 	}
