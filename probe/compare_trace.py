@@ -40,17 +40,22 @@ def in_pool(size, pool):
     return (size > MIB) == (pool == "large")
 
 
-def measured(path, pool):
-    """Segments by phase and the pool's requests, for the first step (or
-    the one steady iteration an older trace holds), and memplan's iteration
-    to compare them with."""
+def measured(path, pool, step=0):
+    """Segments by phase and the pool's requests, for the measured step
+    `step` (0: the first; or the one steady iteration an older trace
+    holds), and memplan's iteration to compare them with (1 for the first
+    step, 2 for any later one)."""
     with gzip.open(path, "rt") as f:
         head = json.loads(f.readline())
         events = [json.loads(line) for line in f]
     steady = not any(name.startswith("0.") for name in head["marks"])
-    prefix = "" if steady else "0."
-    marks = sorted((i, name[len(prefix):-len("_end")]) for name, i in head["marks"].items() if name.startswith(prefix) and name.endswith("_end"))
+    prefix = "" if steady else f"{step}."
+    marks = sorted((i, name[len(prefix):-len("_end")]) for name, i in head["marks"].items()
+                   if name.startswith(prefix) and name.endswith("_end") and name != prefix + "begin_end")
+    if not steady and not marks:
+        raise SystemExit(f"{path}: no step {step} (marks: {sorted(head['marks'])})")
     end = marks[-1][0] if marks else float("inf")
+    begin = head["marks"].get(f"{step}.begin_end", -1) if not steady else -1
 
     def phase_of(i):
         for at, name in marks:
@@ -63,6 +68,12 @@ def measured(path, pool):
         if e["i"] > end:
             break
         act = e["action"]
+        if e["i"] <= begin:
+            if act == "alloc":
+                live[e["addr"]] = rounded(e["size"])
+            elif act == "free_requested":
+                live.pop(e["addr"], None)
+            continue
         if act in ("segment_alloc", "segment_map"):
             segs.setdefault(phase_of(e["i"]), []).append(e["size"] // MIB)
         elif act == "alloc":
@@ -74,7 +85,7 @@ def measured(path, pool):
             size = live.pop(e["addr"])
             if in_pool(size, pool):
                 reqs.append(("free", size, ""))
-    return segs, reqs, "2" if steady else "1"
+    return segs, reqs, "2" if steady or step > 0 else "1"
 
 
 def estimated(path, pool, iteration):
@@ -118,10 +129,12 @@ def main():
     ap.add_argument("events")
     ap.add_argument("--pool", choices=["large", "small", "all"], default="large")
     ap.add_argument("--most", type=int, default=12)
+    ap.add_argument("--step", type=int, default=0,
+                    help="the measured step of a --trace-run trace to line up (0: the first; a later one is compared with memplan's iteration 2)")
     args = ap.parse_args()
-    msegs, mreqs, iteration = measured(args.run_trace, args.pool)
+    msegs, mreqs, iteration = measured(args.run_trace, args.pool, args.step)
     esegs, ereqs = estimated(args.events, args.pool, iteration)
-    step = "the first step" if iteration == "1" else "the steady step (memplan's iteration 2)"
+    step = "the first step" if iteration == "1" else f"measured step {args.step} and memplan's steady step (iteration 2)"
     print(f"segments made in {step} (MiB; memplan's list cannot show a segment made by its very first event):")
     for ph in sorted(set(msegs) | set(esegs)):
         m, e = msegs.get(ph, []), esegs.get(ph, [])
