@@ -60,6 +60,8 @@ type ConvGeometry struct {
 //   - Backward-filter of a 1×1 stride-1 convolution is either the GEMM
 //     engine's per-image fp32 partial products (N·Cout·Cin·4 bytes) or the
 //     transposing engine's x + y + w; cuDNN takes the smaller.
+//   - A transposing engine asks for 16 bytes beyond its operands
+//     (transposeEngineExtra).
 //
 // What the rule leaves out, and so bounds: split-K backward-filter engines
 // keep s extra copies of dW (s = 1 to 15 for ResNet shapes, chosen by the
@@ -104,16 +106,22 @@ func convWorkspaceRule(pass ConvPass, g ConvGeometry) int64 {
 			return 0
 		}
 		if g.KH*g.KW > 1 {
-			return x + y + w
+			return x + y + w + transposeEngineExtra
 		}
-		return x + y
+		return x + y + transposeEngineExtra
 	default:
 		if pointwise {
-			return min(g.N*g.Cout*(g.Cin/groups)*4, x+y+w)
+			return min(g.N*g.Cout*(g.Cin/groups)*4, x+y+w+transposeEngineExtra)
 		}
-		return x + y + w
+		return x + y + w + transposeEngineExtra
 	}
 }
+
+// transposeEngineExtra is what a transposing engine's workspace holds
+// beyond its operands: in every measured workspace the operand sum
+// explains (779 forward and backward-data, 160 backward-filter), the
+// request was the sum plus 16 bytes — never the sum alone.
+const transposeEngineExtra = 16
 
 // measuredConvBatches are the batch sizes measuredConvWorkspaces holds for
 // every geometry it holds.

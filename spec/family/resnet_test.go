@@ -162,13 +162,13 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 		t.Errorf("extended ViT patch backward-filter at 384: %d, want %d", got, 362807632+2*89915392)
 	}
 	x3, y3, w3 := int64(384*3*224*224*4), int64(384*768*14*14*4), int64(768*3*256*4)
-	if got := spec.CuDNNConvWorkspace(spec.ConvForward, vit); got != x3+y3+w3 {
-		t.Errorf("ViT patch forward at 384 (engine changed at 256): %d, want the rule's %d", got, x3+y3+w3)
+	if got := spec.CuDNNConvWorkspace(spec.ConvForward, vit); got != x3+y3+w3+16 {
+		t.Errorf("ViT patch forward at 384 (engine changed at 256): %d, want the rule's %d", got, x3+y3+w3+16)
 	}
-	g.H, g.W, g.Ho, g.Wo = 52, 52, 52, 52 // a geometry not measured: the transposing rule, x + y + w
+	g.H, g.W, g.Ho, g.Wo = 52, 52, 52, 52 // a geometry not measured: the transposing rule, x + y + w + 16
 	x, w := int64(40*64*52*52*4), int64(64*64*9*4)
-	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 2*x+w {
-		t.Errorf("rule, 3×3 forward: %d, want %d", got, 2*x+w)
+	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 2*x+w+16 {
+		t.Errorf("rule, 3×3 forward: %d, want %d", got, 2*x+w+16)
 	}
 	g.KH, g.KW, g.Pad = 1, 1, 0 // 1×1 stride 1 over 52×52: a GEMM on NCHW
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 0 {
@@ -178,12 +178,12 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 		t.Errorf("rule, 1×1 backward-filter: %d, want the per-image partials %d", got, want)
 	}
 	g.H, g.W, g.Ho, g.Wo = 7, 7, 7, 7 // too few outputs for the GEMM engine
-	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, g), int64(2*40*64*49*4); got != want {
-		t.Errorf("rule, 1×1 at 7×7: %d, want x + y = %d", got, want)
+	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, g), int64(2*40*64*49*4+16); got != want {
+		t.Errorf("rule, 1×1 at 7×7: %d, want x + y + 16 = %d", got, want)
 	}
 	// bf16 pads the stem's 3 channels to 8.
 	s := spec.ConvGeometry{N: 40, Cin: 3, H: 200, W: 200, Cout: 64, Ho: 100, Wo: 100, KH: 7, KW: 7, Stride: 2, Pad: 3, Groups: 1, DType: spec.BF16}
-	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(40*8*200*200*2+40*64*100*100*2+64*8*49*2); got != want {
+	if got, want := spec.CuDNNConvWorkspace(spec.ConvForward, s), int64(40*8*200*200*2+40*64*100*100*2+64*8*49*2+16); got != want {
 		t.Errorf("rule, bf16 stem: %d, want %d", got, want)
 	}
 	s.H, s.W, s.Ho, s.Wo = 224, 224, 112, 112
