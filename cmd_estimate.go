@@ -31,7 +31,7 @@ func loadModel(path string) (*spec.Model, *spec.Graph, error) {
 
 // estimateFile runs the whole pipeline for one description.
 func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
-	m, g, err := loadModel(path)
+	m, err := spec.Load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +43,11 @@ func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
 		if gpu == m.GPU && m.Pos["gpu"].Line > 0 {
 			return nil, m.At("gpu").Errorf("%v", err)
 		}
+		return nil, err
+	}
+	m.Training.ConvWorkspaces = prof.ConvTable()
+	g, err := family.Expand(m)
+	if err != nil {
 		return nil, err
 	}
 	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline, Concurrent: runtime.GOMAXPROCS(0) > 1})

@@ -44,6 +44,7 @@ func newPlanner(path, gpu string) (*planner, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.Training.ConvWorkspaces = prof.ConvTable()
 	return &planner{base: m, prof: prof}, nil
 }
 

@@ -1,6 +1,10 @@
 package calibrate
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/memplan/memplan/spec"
+)
 
 // Driver is everything the probe asks of the GPU. The real one
 // (driver_cgo.go) dlopens libcuda, NVML, cuBLAS/cuBLASLt and cuDNN at run
@@ -46,9 +50,25 @@ type Driver interface {
 	ConvPlan(c ConvShape) (workspaceBytes int64, algo string, err error)
 	// Conv runs the planned convolution.
 	Conv(c ConvShape, x, w, y, workspace DevicePtr, workspaceBytes int64) error
+	// ConvWorkspaces finds, for each pass of a convolution (forward,
+	// backward-data, backward-filter), the engine PyTorch's cuDNN v8 path
+	// keeps with benchmark off — heuristics mode INSTANT less the configs
+	// PyTorch filters out, then the fallback list, the first whose plan
+	// builds and runs — and the workspace it asks for. It allocates the
+	// tensors itself and frees them before returning.
+	ConvWorkspaces(g spec.ConvGeometry) ([3]ConvChoice, error)
 
 	// Close releases the context and the libraries.
 	Close() error
+}
+
+// ConvChoice is the engine one convolution pass runs and its workspace.
+type ConvChoice struct {
+	WorkspaceBytes int64
+	// Engine is the cuDNN engine's global index; Tried is how many engine
+	// configs were tried before one ran.
+	Engine int64
+	Tried  int
 }
 
 // DevicePtr is a device address (CUdeviceptr).
@@ -56,6 +76,9 @@ type DevicePtr uint64
 
 // ErrNotFound says an optional library is not installed.
 var ErrNotFound = errors.New("not found")
+
+// ErrOutOfMemory says the device had no room for what the probe allocates.
+var ErrOutOfMemory = errors.New("out of device memory")
 
 // ErrNoNVML says NVML could not be loaded; per-process memory cannot be read.
 var ErrNoNVML = errors.New("NVML not available")

@@ -309,6 +309,14 @@ static cudnnStatus_t (*p_cudnnGetConvolutionForwardAlgorithm_v7)(cudnnHandle_t, 
 static cudnnStatus_t (*p_cudnnGetConvolutionForwardWorkspaceSize)(cudnnHandle_t, void *, void *, void *, void *, int, size_t *);
 static cudnnStatus_t (*p_cudnnConvolutionForward)(cudnnHandle_t, const void *, void *, const void *, void *, const void *,
 	void *, int, void *, size_t, const void *, void *, void *);
+// cudnn_graph.h: the backend (graph) API PyTorch's v8 convolutions use.
+typedef void *mp_bdesc;
+static cudnnStatus_t (*p_bCreate)(int, mp_bdesc *);
+static cudnnStatus_t (*p_bDestroy)(mp_bdesc);
+static cudnnStatus_t (*p_bSet)(mp_bdesc, int, int, int64_t, const void *);
+static cudnnStatus_t (*p_bGet)(mp_bdesc, int, int, int64_t, int64_t *, void *);
+static cudnnStatus_t (*p_bFinalize)(mp_bdesc);
+static cudnnStatus_t (*p_bExecute)(cudnnHandle_t, mp_bdesc, mp_bdesc);
 
 // mp_preload loads a library globally so that later loads find it by soname.
 static int mp_preload(const char *path) { return dlopen(path, RTLD_NOW | RTLD_GLOBAL) ? 0 : -1; }
@@ -329,6 +337,12 @@ static int mp_load_cudnn(const char *path) {
 	MP_SYM(mp_cudnn, p_cudnnGetConvolutionForwardAlgorithm_v7, "cudnnGetConvolutionForwardAlgorithm_v7");
 	MP_SYM(mp_cudnn, p_cudnnGetConvolutionForwardWorkspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
 	MP_SYM(mp_cudnn, p_cudnnConvolutionForward, "cudnnConvolutionForward");
+	MP_SYM(mp_cudnn, p_bCreate, "cudnnBackendCreateDescriptor");
+	MP_SYM(mp_cudnn, p_bDestroy, "cudnnBackendDestroyDescriptor");
+	MP_SYM(mp_cudnn, p_bSet, "cudnnBackendSetAttribute");
+	MP_SYM(mp_cudnn, p_bGet, "cudnnBackendGetAttribute");
+	MP_SYM(mp_cudnn, p_bFinalize, "cudnnBackendFinalize");
+	MP_SYM(mp_cudnn, p_bExecute, "cudnnBackendExecute");
 	return 0;
 }
 
@@ -374,6 +388,222 @@ static cudnnStatus_t mp_conv_plan(int n, int c, int h, int w, int k, int r, size
 	return p_cudnnGetConvolutionForwardWorkspaceSize(mp_dnn, mp_xd, mp_wd, mp_cd, mp_yd, mp_algo, ws);
 }
 
+// ---- cuDNN backend API: PyTorch's engine choice for one convolution ----
+// Enumerators of cudnn_graph.h (cuDNN 8.x and 9.x).
+enum {
+	MPB_ENGINE = 2, MPB_ENGINECFG = 3, MPB_ENGINEHEUR = 4, MPB_EXECUTION_PLAN = 5,
+	MPB_OP_CONV_FWD = 10, MPB_OP_CONV_BWD_FILTER = 11, MPB_OP_CONV_BWD_DATA = 12,
+	MPB_OPERATIONGRAPH = 15, MPB_VARIANT_PACK = 16, MPB_TENSOR = 17, MPB_CONVOLUTION = 1,
+	MPT_HANDLE = 0, MPT_DATA_TYPE = 1, MPT_BOOLEAN = 2, MPT_INT64 = 3, MPT_FLOAT = 4, MPT_VOID_PTR = 6,
+	MPT_CONVOLUTION_MODE = 7, MPT_HEUR_MODE = 8, MPT_NUMERICAL_NOTE = 11, MPT_BACKEND_DESCRIPTOR = 15,
+	MPA_CONV_COMP_TYPE = 100, MPA_CONV_MODE = 101, MPA_CONV_DILATIONS = 102, MPA_CONV_FILTER_STRIDES = 103,
+	MPA_CONV_POST_PADDINGS = 104, MPA_CONV_PRE_PADDINGS = 105, MPA_CONV_SPATIAL_DIMS = 106,
+	MPA_ENGINEHEUR_MODE = 200, MPA_ENGINEHEUR_OPERATION_GRAPH = 201, MPA_ENGINEHEUR_RESULTS = 202,
+	MPA_ENGINECFG_ENGINE = 300,
+	MPA_PLAN_HANDLE = 400, MPA_PLAN_ENGINE_CONFIG = 401, MPA_PLAN_WORKSPACE_SIZE = 402,
+	MPA_OPGRAPH_HANDLE = 800, MPA_OPGRAPH_OPS = 801,
+	MPA_TENSOR_BYTE_ALIGNMENT = 900, MPA_TENSOR_DATA_TYPE = 901, MPA_TENSOR_DIMENSIONS = 902,
+	MPA_TENSOR_STRIDES = 903, MPA_TENSOR_UNIQUE_ID = 906, MPA_TENSOR_IS_VIRTUAL = 907,
+	MPA_VP_UNIQUE_IDS = 1000, MPA_VP_DATA_POINTERS = 1001, MPA_VP_WORKSPACE = 1003,
+	MPA_ENGINE_GLOBAL_INDEX = 1301, MPA_ENGINE_NUMERICAL_NOTE = 1303,
+	MP_NOTE_DOWN_CONVERT_INPUTS = 1,
+	MP_HEUR_INSTANT = 0, MP_HEUR_FALLBACK = 2,
+	MP_DNN_FLOAT = 0, MP_DNN_HALF = 2, MP_DNN_BFLOAT16 = 9,
+};
+
+// The attributes of the three convolution operations, in the order
+// x, w, y, conv, alpha, beta (PyTorch's 'x', 'w', 'y' tensors: for
+// backward-data x is the input gradient, for backward-filter w is the
+// weight gradient, y is always the output or its gradient).
+static const int mp_conv_attrs[3][6] = {
+	{704, 703, 705, 702, 700, 701}, // forward: X, W, Y
+	{710, 709, 711, 708, 706, 707}, // backward data: DX, W, DY
+	{716, 715, 717, 714, 712, 713}, // backward filter: X, DW, DY
+};
+static const int mp_conv_ops[3] = {MPB_OP_CONV_FWD, MPB_OP_CONV_BWD_DATA, MPB_OP_CONV_BWD_FILTER};
+
+#define MPB_TRY(call) do { if ((s = (call)) != 0) goto out; } while (0)
+
+static cudnnStatus_t mp_tensor(mp_bdesc *t, int64_t uid, int dtype, const int64_t dims[4]) {
+	cudnnStatus_t s;
+	int64_t strides[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+	// PyTorch's getAlignment for an allocation of the caching allocator
+	// (512-byte aligned) gives 32.
+	int64_t align = 32;
+	int virt = 0;
+	if ((s = p_bCreate(MPB_TENSOR, t))) return s;
+	if ((s = p_bSet(*t, MPA_TENSOR_DATA_TYPE, MPT_DATA_TYPE, 1, &dtype))) return s;
+	if ((s = p_bSet(*t, MPA_TENSOR_DIMENSIONS, MPT_INT64, 4, dims))) return s;
+	if ((s = p_bSet(*t, MPA_TENSOR_STRIDES, MPT_INT64, 4, strides))) return s;
+	if ((s = p_bSet(*t, MPA_TENSOR_UNIQUE_ID, MPT_INT64, 1, &uid))) return s;
+	if ((s = p_bSet(*t, MPA_TENSOR_BYTE_ALIGNMENT, MPT_INT64, 1, &align))) return s;
+	if ((s = p_bSet(*t, MPA_TENSOR_IS_VIRTUAL, MPT_BOOLEAN, 1, &virt))) return s;
+	return p_bFinalize(*t);
+}
+
+// mp_heur_configs fills cfgs (at most max) with the engine configs of a
+// heuristics mode, in cuDNN's order.
+static cudnnStatus_t mp_heur_configs(mp_bdesc graph, int mode, mp_bdesc *cfgs, int64_t max, int64_t *got) {
+	cudnnStatus_t s;
+	mp_bdesc heur = NULL;
+	int64_t n = 0, i;
+	*got = 0;
+	MPB_TRY(p_bCreate(MPB_ENGINEHEUR, &heur));
+	MPB_TRY(p_bSet(heur, MPA_ENGINEHEUR_OPERATION_GRAPH, MPT_BACKEND_DESCRIPTOR, 1, &graph));
+	MPB_TRY(p_bSet(heur, MPA_ENGINEHEUR_MODE, MPT_HEUR_MODE, 1, &mode));
+	MPB_TRY(p_bFinalize(heur));
+	MPB_TRY(p_bGet(heur, MPA_ENGINEHEUR_RESULTS, MPT_BACKEND_DESCRIPTOR, 0, &n, NULL));
+	if (n > max) n = max;
+	for (i = 0; i < n; i++) MPB_TRY(p_bCreate(MPB_ENGINECFG, &cfgs[i]));
+	MPB_TRY(p_bGet(heur, MPA_ENGINEHEUR_RESULTS, MPT_BACKEND_DESCRIPTOR, n, got, cfgs));
+out:
+	if (heur) p_bDestroy(heur);
+	return s;
+}
+
+// mp_engine_info reads a config's engine: its global index and whether
+// PyTorch's filter drops it (the DOWN_CONVERT_INPUTS numerical note; with
+// torch.backends.cudnn.allow_tf32 at its default, True, and deterministic
+// off, no other note is filtered).
+static cudnnStatus_t mp_engine_info(mp_bdesc cfg, int64_t *index, int *dropped) {
+	cudnnStatus_t s;
+	mp_bdesc eng = NULL;
+	int64_t n = 0, i;
+	int notes[32];
+	*dropped = 0;
+	*index = -1;
+	MPB_TRY(p_bCreate(MPB_ENGINE, &eng));
+	MPB_TRY(p_bGet(cfg, MPA_ENGINECFG_ENGINE, MPT_BACKEND_DESCRIPTOR, 1, &n, &eng));
+	MPB_TRY(p_bGet(eng, MPA_ENGINE_GLOBAL_INDEX, MPT_INT64, 1, &n, index));
+	n = 0;
+	MPB_TRY(p_bGet(eng, MPA_ENGINE_NUMERICAL_NOTE, MPT_NUMERICAL_NOTE, 32, &n, notes));
+	for (i = 0; i < n && i < 32; i++) {
+		if (notes[i] == MP_NOTE_DOWN_CONVERT_INPUTS) *dropped = 1;
+	}
+out:
+	if (eng) p_bDestroy(eng);
+	return s;
+}
+
+// mp_try_config builds the plan of one config and runs it once on
+// buffers of the problem's size, as PyTorch's try_configs does; it
+// returns 0 and the plan's workspace size when both succeed.
+static cudnnStatus_t mp_try_config(mp_bdesc cfg, CUdeviceptr bufs[3], int64_t *ws) {
+	cudnnStatus_t s;
+	mp_bdesc plan = NULL, pack = NULL;
+	CUdeviceptr wsp = 0;
+	int64_t uids[3] = {'x', 'w', 'y'};
+	void *ptrs[3] = {(void *)(uintptr_t)bufs[0], (void *)(uintptr_t)bufs[1], (void *)(uintptr_t)bufs[2]};
+	void *wsptr = NULL;
+	int64_t got = 0;
+	MPB_TRY(p_bCreate(MPB_EXECUTION_PLAN, &plan));
+	MPB_TRY(p_bSet(plan, MPA_PLAN_HANDLE, MPT_HANDLE, 1, &mp_dnn));
+	MPB_TRY(p_bSet(plan, MPA_PLAN_ENGINE_CONFIG, MPT_BACKEND_DESCRIPTOR, 1, &cfg));
+	MPB_TRY(p_bFinalize(plan));
+	MPB_TRY(p_bGet(plan, MPA_PLAN_WORKSPACE_SIZE, MPT_INT64, 1, &got, ws));
+	if (*ws > 0) {
+		if (p_cuMemAlloc(&wsp, (size_t)*ws)) { s = 2; goto out; } // CUDNN_STATUS_ALLOC_FAILED
+		wsptr = (void *)(uintptr_t)wsp;
+	}
+	MPB_TRY(p_bCreate(MPB_VARIANT_PACK, &pack));
+	MPB_TRY(p_bSet(pack, MPA_VP_UNIQUE_IDS, MPT_INT64, 3, uids));
+	MPB_TRY(p_bSet(pack, MPA_VP_DATA_POINTERS, MPT_VOID_PTR, 3, ptrs));
+	MPB_TRY(p_bSet(pack, MPA_VP_WORKSPACE, MPT_VOID_PTR, 1, &wsptr));
+	MPB_TRY(p_bFinalize(pack));
+	MPB_TRY(p_bExecute(mp_dnn, plan, pack));
+	if (p_cuCtxSynchronize()) s = 8; // CUDNN_STATUS_EXECUTION_FAILED
+out:
+	if (pack) p_bDestroy(pack);
+	if (plan) p_bDestroy(plan);
+	if (wsp) p_cuMemFree(wsp);
+	return s;
+}
+
+#define MP_MAX_CONFIGS 64
+
+// mp_conv_workspace finds the workspace PyTorch (aten/src/ATen/native/
+// cudnn/Conv_v8.cpp, benchmark off) asks for around one convolution call:
+// the operation graph it builds (NCHW tensors 'x', 'w', 'y', 32-byte
+// aligned, fp32 compute), the engine configs of heuristics mode INSTANT
+// less those PyTorch filters out, then the fallback list; the first config
+// whose plan builds and runs is the one PyTorch keeps. pass: 0 forward,
+// 1 backward-data, 2 backward-filter. dims: x, w, y. tried counts the
+// configs tried.
+static cudnnStatus_t mp_conv_workspace(int pass, int dtype, const int64_t *xd, const int64_t *wd, const int64_t *yd,
+	int64_t stride, int64_t pad, CUdeviceptr bufs[3], int64_t *ws, int64_t *engine, int *tried) {
+	cudnnStatus_t s;
+	mp_bdesc tx = NULL, tw = NULL, ty = NULL, conv = NULL, op = NULL, graph = NULL;
+	mp_bdesc cfgs[MP_MAX_CONFIGS];
+	int64_t ncfg = 0, i, two = 2, one[2] = {1, 1}, strides[2] = {stride, stride}, pads[2] = {pad, pad};
+	int comp = MP_DNN_FLOAT, mode = 1; // CUDNN_CROSS_CORRELATION
+	float alpha = 1.0f, beta = 0.0f;
+	const int *at = mp_conv_attrs[pass];
+	int m, found = 0;
+	memset(cfgs, 0, sizeof cfgs);
+	*tried = 0;
+	*engine = -1;
+	MPB_TRY(mp_tensor(&tx, 'x', dtype, xd));
+	MPB_TRY(mp_tensor(&tw, 'w', dtype, wd));
+	MPB_TRY(mp_tensor(&ty, 'y', dtype, yd));
+	MPB_TRY(p_bCreate(MPB_CONVOLUTION, &conv));
+	MPB_TRY(p_bSet(conv, MPA_CONV_COMP_TYPE, MPT_DATA_TYPE, 1, &comp));
+	MPB_TRY(p_bSet(conv, MPA_CONV_MODE, MPT_CONVOLUTION_MODE, 1, &mode));
+	MPB_TRY(p_bSet(conv, MPA_CONV_SPATIAL_DIMS, MPT_INT64, 1, &two));
+	MPB_TRY(p_bSet(conv, MPA_CONV_DILATIONS, MPT_INT64, 2, one));
+	MPB_TRY(p_bSet(conv, MPA_CONV_FILTER_STRIDES, MPT_INT64, 2, strides));
+	MPB_TRY(p_bSet(conv, MPA_CONV_PRE_PADDINGS, MPT_INT64, 2, pads));
+	MPB_TRY(p_bSet(conv, MPA_CONV_POST_PADDINGS, MPT_INT64, 2, pads));
+	MPB_TRY(p_bFinalize(conv));
+	MPB_TRY(p_bCreate(mp_conv_ops[pass], &op));
+	MPB_TRY(p_bSet(op, at[0], MPT_BACKEND_DESCRIPTOR, 1, &tx));
+	MPB_TRY(p_bSet(op, at[1], MPT_BACKEND_DESCRIPTOR, 1, &tw));
+	MPB_TRY(p_bSet(op, at[2], MPT_BACKEND_DESCRIPTOR, 1, &ty));
+	MPB_TRY(p_bSet(op, at[3], MPT_BACKEND_DESCRIPTOR, 1, &conv));
+	MPB_TRY(p_bSet(op, at[4], MPT_FLOAT, 1, &alpha));
+	MPB_TRY(p_bSet(op, at[5], MPT_FLOAT, 1, &beta));
+	MPB_TRY(p_bFinalize(op));
+	MPB_TRY(p_bCreate(MPB_OPERATIONGRAPH, &graph));
+	MPB_TRY(p_bSet(graph, MPA_OPGRAPH_OPS, MPT_BACKEND_DESCRIPTOR, 1, &op));
+	MPB_TRY(p_bSet(graph, MPA_OPGRAPH_HANDLE, MPT_HANDLE, 1, &mp_dnn));
+	MPB_TRY(p_bFinalize(graph));
+	for (m = 0; m < 2 && !found; m++) {
+		int heur = m == 0 ? MP_HEUR_INSTANT : MP_HEUR_FALLBACK;
+		for (i = 0; i < MP_MAX_CONFIGS; i++) if (cfgs[i]) { p_bDestroy(cfgs[i]); cfgs[i] = NULL; }
+		ncfg = 0;
+		if (mp_heur_configs(graph, heur, cfgs, MP_MAX_CONFIGS, &ncfg)) continue;
+		for (i = 0; i < ncfg && !found; i++) {
+			int64_t index;
+			int dropped;
+			if (mp_engine_info(cfgs[i], &index, &dropped) || dropped) continue;
+			(*tried)++;
+			if (mp_try_config(cfgs[i], bufs, ws) == 0) {
+				*engine = index;
+				found = 1;
+			}
+		}
+	}
+	s = found ? 0 : 9; // CUDNN_STATUS_NOT_SUPPORTED: no engine ran
+out:
+	for (i = 0; i < MP_MAX_CONFIGS; i++) if (cfgs[i]) p_bDestroy(cfgs[i]);
+	if (graph) p_bDestroy(graph);
+	if (op) p_bDestroy(op);
+	if (conv) p_bDestroy(conv);
+	if (ty) p_bDestroy(ty);
+	if (tw) p_bDestroy(tw);
+	if (tx) p_bDestroy(tx);
+	return s;
+}
+
+static CUresult mp_alloc3(size_t a, size_t b, size_t c, CUdeviceptr out[3]) {
+	CUresult r;
+	out[0] = out[1] = out[2] = 0;
+	if ((r = p_cuMemAlloc(&out[0], a))) return r;
+	if ((r = p_cuMemAlloc(&out[1], b))) { p_cuMemFree(out[0]); out[0] = 0; return r; }
+	if ((r = p_cuMemAlloc(&out[2], c))) { p_cuMemFree(out[0]); p_cuMemFree(out[1]); out[0] = out[1] = 0; return r; }
+	return 0;
+}
+static void mp_free3(CUdeviceptr p[3]) { int i; for (i = 0; i < 3; i++) if (p[i]) p_cuMemFree(p[i]); }
+
 static cudnnStatus_t mp_conv(CUdeviceptr x, CUdeviceptr w, CUdeviceptr y, CUdeviceptr ws, size_t wsBytes) {
 	float alpha = 1.0f, beta = 0.0f;
 	return p_cudnnConvolutionForward(mp_dnn, &alpha, mp_xd, (const void *)(uintptr_t)x, mp_wd, (const void *)(uintptr_t)w,
@@ -391,6 +621,8 @@ import (
 	"unsafe"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/memplan/memplan/spec"
 )
 
 // cgoDriver is the real Driver: libcuda, NVML (go-nvml), cuBLAS/cuBLASLt
@@ -707,6 +939,45 @@ func (d *cgoDriver) ConvPlan(c ConvShape) (int64, string, error) {
 		name = cudnnFwdAlgos[algo]
 	}
 	return int64(ws), name, nil
+}
+
+func (d *cgoDriver) ConvWorkspaces(g spec.ConvGeometry) ([3]ConvChoice, error) {
+	var out [3]ConvChoice
+	var dt C.int
+	switch g.DType {
+	case spec.FP32:
+		dt = C.MP_DNN_FLOAT
+	case spec.BF16:
+		dt = C.MP_DNN_BFLOAT16
+	case spec.FP16:
+		dt = C.MP_DNN_HALF
+	default:
+		return out, fmt.Errorf("convolution in %s: cuDNN convolutions are fp32, bf16 or fp16", g.DType)
+	}
+	groups := max(g.Groups, 1)
+	xd := [4]C.int64_t{C.int64_t(g.N), C.int64_t(g.Cin), C.int64_t(g.H), C.int64_t(g.W)}
+	wd := [4]C.int64_t{C.int64_t(g.Cout), C.int64_t(g.Cin / groups), C.int64_t(g.KH), C.int64_t(g.KW)}
+	yd := [4]C.int64_t{C.int64_t(g.N), C.int64_t(g.Cout), C.int64_t(g.Ho), C.int64_t(g.Wo)}
+	es := g.DType.Size()
+	var bufs [3]C.CUdeviceptr
+	if r := C.mp_alloc3(C.size_t(g.N*g.Cin*g.H*g.W*es), C.size_t(g.Cout*(g.Cin/groups)*g.KH*g.KW*es),
+		C.size_t(g.N*g.Cout*g.Ho*g.Wo*es), &bufs[0]); r != 0 {
+		if r == 2 { // CUDA_ERROR_OUT_OF_MEMORY
+			return out, fmt.Errorf("allocating the convolution's tensors: %w", ErrOutOfMemory)
+		}
+		return out, fmt.Errorf("allocating the convolution's tensors: %w", cuErr(r))
+	}
+	defer C.mp_free3(&bufs[0])
+	for pass := range out {
+		var ws, engine C.int64_t
+		var tried C.int
+		s := C.mp_conv_workspace(C.int(pass), dt, &xd[0], &wd[0], &yd[0], C.int64_t(g.Stride), C.int64_t(g.Pad), &bufs[0], &ws, &engine, &tried)
+		if err := dnnErr(s); err != nil {
+			return out, fmt.Errorf("%s pass (%d engine configs tried): %w", spec.ConvPass(pass), int(tried), err)
+		}
+		out[pass] = ConvChoice{WorkspaceBytes: int64(ws), Engine: int64(engine), Tried: int(tried)}
+	}
+	return out, nil
 }
 
 func (d *cgoDriver) Conv(c ConvShape, x, w, y, ws DevicePtr, wsBytes int64) error {

@@ -3,6 +3,8 @@ package calibrate
 import (
 	"errors"
 	"fmt"
+
+	"github.com/memplan/memplan/spec"
 )
 
 // fakeDriver simulates a GPU: allocations and lazily loaded kernels move a
@@ -181,6 +183,24 @@ func (f *fakeDriver) Conv(c ConvShape, x, w, y, ws DevicePtr, wsBytes int64) err
 		f.grow(f.kernelCost["conv"])
 	}
 	return nil
+}
+
+// ConvWorkspaces answers as a transposing engine would (x + y + w + 16
+// bytes for every pass) and refuses tensors larger than the free memory.
+func (f *fakeDriver) ConvWorkspaces(g spec.ConvGeometry) ([3]ConvChoice, error) {
+	var out [3]ConvChoice
+	if !f.dnn {
+		return out, errors.New("no cuDNN handle")
+	}
+	es := g.DType.Size()
+	x, y, w := g.N*g.Cin*g.H*g.W*es, g.N*g.Cout*g.Ho*g.Wo*es, g.Cout*g.Cin/max(g.Groups, 1)*g.KH*g.KW*es
+	if x+y+w > f.free {
+		return out, fmt.Errorf("allocating the convolution's tensors: %w", ErrOutOfMemory)
+	}
+	for i := range out {
+		out[i] = ConvChoice{WorkspaceBytes: x + y + w + 16, Engine: int64(i), Tried: 1}
+	}
+	return out, nil
 }
 
 func (f *fakeDriver) Close() error {

@@ -215,6 +215,15 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 	if p.ComputeCapability < 0 || p.ComputeCapability > 200 {
 		return d.errorf(d.at("compute_capability", root), "compute_capability is major*10+minor (90 for Hopper), found %d", p.ComputeCapability)
 	}
+	for i, c := range p.ConvWorkspaces {
+		at := d.at(fmt.Sprintf("conv_workspaces[%d].dtype", i), d.at("conv_workspaces", root))
+		if _, err := c.Geometry(); err != nil {
+			return d.errorf(at, "conv_workspaces[%d]: %v", i, err)
+		}
+		if c.Forward < 0 || c.BackwardData < 0 || c.BackwardFilter < 0 {
+			return d.errorf(at, "conv_workspaces[%d]: workspaces must not be negative", i)
+		}
+	}
 	return nil
 }
 
@@ -254,6 +263,7 @@ func Marshal(p *Profile) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the GPU profile: %w", err)
 	}
 	commentBytes(&n, "")
+	flowConvEntries(&n)
 	var buf bytes.Buffer
 	buf.WriteString("# memplan GPU profile. Bytes are exact; MiB = 2^20 bytes.\n")
 	if p.Calibrated {
@@ -293,6 +303,21 @@ func commentBytes(n *yaml.Node, parent string) {
 			}
 		}
 		commentBytes(v, k.Value)
+	}
+}
+
+// flowConvEntries writes each conv_workspaces entry on one line.
+func flowConvEntries(doc *yaml.Node) {
+	root := doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "conv_workspaces" {
+			for _, e := range root.Content[i+1].Content {
+				e.Style = yaml.FlowStyle
+			}
+		}
 	}
 }
 

@@ -44,6 +44,10 @@ type Profile struct {
 	Calibrated bool `yaml:"calibrated" json:"calibrated"`
 	// Provenance says where the figures come from.
 	Provenance Provenance `yaml:"provenance" json:"provenance"`
+	// ConvWorkspaces are the cuDNN convolution workspaces measured on this
+	// GPU type (`memplan calibrate --convs FILE`), one entry per geometry;
+	// estimates use them before the built-in H200 table and the rule.
+	ConvWorkspaces []ConvWorkspace `yaml:"conv_workspaces,omitempty" json:"conv_workspaces,omitempty"`
 	// Probe is what `memplan calibrate` read on the GPU, step by step; it
 	// explains the figures above and is absent from uncalibrated profiles.
 	Probe *Probe `yaml:"probe,omitempty" json:"probe,omitempty"`

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/memplan/memplan/spec"
 )
 
 // Options are the settings of one `memplan calibrate` run.
@@ -18,6 +20,11 @@ type Options struct {
 	// Output is where the caller will write the profile (WriteFile); Run
 	// itself writes nothing.
 	Output string
+	// Convs are convolution geometries whose cuDNN workspaces to measure
+	// (`--convs`: every convolution of the given descriptions, at the
+	// batch sizes spec.ConvTableBatches lists and their own); they go into
+	// the profile's conv_workspaces.
+	Convs []spec.ConvGeometry
 }
 
 // Rules for what the probe cannot measure: they come from the public H200
@@ -359,6 +366,10 @@ func runWith(d Driver, opts Options, progress io.Writer, now func() time.Time) (
 
 	// 8. cuDNN: handle and a first convolution.
 	dnnLibs, err := d.LoadDNN()
+	if err != nil && len(opts.Convs) > 0 {
+		return nil, fmt.Errorf("measuring convolution workspaces (--convs) needs cuDNN: %w", err)
+	}
+	var convs []ConvWorkspace
 	switch {
 	case errors.Is(err, ErrNotFound):
 		say("cuDNN not found: convolution kernels not measured")
@@ -379,6 +390,16 @@ func runWith(d Driver, opts Options, progress io.Writer, now func() time.Time) (
 			f.note("kernel_bytes.conv: cudnnCreate %s + first convolution %s (%s, %s)", mib(conv.handle), mib(conv.kernels), convString(probeConv), conv.algo)
 			say("cudnnCreate: +%s per process; first convolution, %s (%s, workspace %s): +%s per process",
 				mib(conv.handle), convString(probeConv), conv.algo, mib(conv.workspace), mib(conv.kernels))
+		}
+		if len(opts.Convs) > 0 {
+			if err != nil {
+				return nil, fmt.Errorf("measuring convolution workspaces (--convs): %w", err)
+			}
+			if convs, err = measureConvWorkspaces(d, opts.Convs, say); err != nil {
+				return nil, err
+			}
+			f.measure("conv_workspaces")
+			f.note("conv_workspaces: %d convolution geometries, each pass's engine chosen as PyTorch's cuDNN v8 path chooses it (heuristics mode INSTANT, its filter, the first config that builds and runs) and its workspace read from the plan", len(convs))
 		}
 	}
 
@@ -424,6 +445,7 @@ func runWith(d Driver, opts Options, progress io.Writer, now func() time.Time) (
 		CublasWorkspaceBytes:   wsBytes,
 		CublasLtWorkspaceBytes: ltBytes,
 		AllocationGranularity:  gran,
+		ConvWorkspaces:         convs,
 		Calibrated:             true,
 		Provenance:             prov,
 		Probe:                  pr,
@@ -472,6 +494,40 @@ func measureConv(d Driver, m *meter) (convResult, error) {
 	}
 	r.kernels = s.GrowthBytes
 	return r, nil
+}
+
+// measureConvWorkspaces measures every geometry's three workspaces. A
+// geometry whose tensors do not fit in the free memory is skipped and
+// said; the others fail the run on error.
+func measureConvWorkspaces(d Driver, geos []spec.ConvGeometry, say func(string, ...any)) ([]ConvWorkspace, error) {
+	var out []ConvWorkspace
+	skipped := 0
+	for _, g := range geos {
+		choices, err := d.ConvWorkspaces(g)
+		if errors.Is(err, ErrOutOfMemory) {
+			skipped++
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("measuring the workspaces of %s: %w", geometryString(g), err)
+		}
+		var ws, engines [3]int64
+		for i, c := range choices {
+			ws[i], engines[i] = c.WorkspaceBytes, c.Engine
+		}
+		out = append(out, convWorkspaceOf(g, ws, engines))
+	}
+	say("convolution workspaces: %d geometries measured (three passes each)", len(out))
+	if skipped > 0 {
+		say("%d geometries skipped: their tensors do not fit in the free memory", skipped)
+	}
+	return out, nil
+}
+
+// geometryString names a convolution for messages.
+func geometryString(g spec.ConvGeometry) string {
+	return fmt.Sprintf("%s %dx%d conv (stride %d, pad %d, groups %d) of %d×%d×%d×%d to %d channels",
+		g.DType, g.KH, g.KW, g.Stride, g.Pad, max(g.Groups, 1), g.N, g.Cin, g.H, g.W, g.Cout)
 }
 
 func convString(c ConvShape) string {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/spec"
 )
 
@@ -53,10 +54,38 @@ func (s *sim) result() *Result {
 	if !p.Calibrated {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("GPU profile %q is uncalibrated: its context and kernel figures are rules of thumb; run `memplan calibrate` on that GPU", p.Name))
 	}
+	if w := convWarning(s.g.Convs, p); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if r.Peak.DeviceUsedBytes > p.TotalBytes && p.TotalBytes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the predicted nvidia-smi peak %.1f GiB exceeds the GPU's %.1f GiB: this step would run out of memory", float64(r.Peak.DeviceUsedBytes)/(1<<30), float64(p.TotalBytes)/(1<<30)))
 	}
 	return r
+}
+
+// convWarning says when cuDNN workspaces were not measured on the
+// profile's GPU: sized by the engine-class rule (a geometry no table
+// holds), or taken from the built-in H200 table for another GPU. A
+// workspace that is off by an engine can move reserved memory by a whole
+// segment.
+func convWarning(convs []spec.ConvUse, p *calibrate.Profile) string {
+	var rule, h200 int
+	for _, c := range convs {
+		switch c.Source {
+		case spec.ConvFromRule:
+			rule++
+		case spec.ConvFromH200Table:
+			h200++
+		}
+	}
+	onH200 := strings.Contains(p.GPUName, "H200")
+	switch {
+	case rule > 0 && (onH200 || h200 == 0):
+		return fmt.Sprintf("%d of %d convolution geometries have cuDNN workspaces no measurement covers (sized by the engine-class rule, which can miss the engine cuDNN picks): `memplan calibrate --convs FILE` on the GPU measures them", rule, len(convs))
+	case rule > 0 || (h200 > 0 && !onH200):
+		return fmt.Sprintf("%d of %d convolution geometries have cuDNN workspaces not measured on %s (%d from the H200 table, %d from the engine-class rule): `memplan calibrate --convs FILE` on that GPU measures them", rule+h200, len(convs), p.GPUName, h200, rule)
+	}
+	return ""
 }
 
 func mibStr(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/mib) }

@@ -197,6 +197,28 @@ type Graph struct {
 	Outputs  []TensorID `json:"outputs,omitempty"`
 	// Blocks is the number of checkpointable blocks (Op.Block < Blocks).
 	Blocks int `json:"blocks"`
+	// Convs lists each distinct cuDNN convolution geometry of the graph,
+	// in first-use order, with where its workspaces were sized from (the
+	// least measured of its passes).
+	Convs []ConvUse `json:"convs,omitempty"`
+}
+
+// ConvUse is one convolution geometry of a graph and the source of its
+// workspace sizes.
+type ConvUse struct {
+	Geometry ConvGeometry        `json:"geometry"`
+	Source   ConvWorkspaceSource `json:"source"`
+}
+
+// noteConv records that a workspace of geometry c came from src.
+func (g *Graph) noteConv(c ConvGeometry, src ConvWorkspaceSource) {
+	for i := range g.Convs {
+		if g.Convs[i].Geometry == c {
+			g.Convs[i].Source = max(g.Convs[i].Source, src)
+			return
+		}
+	}
+	g.Convs = append(g.Convs, ConvUse{Geometry: c, Source: src})
 }
 
 // Tensor returns the tensor with the given id.

@@ -183,6 +183,10 @@ type Training struct {
 	Allocator               AllocatorOptions
 	// Parallel is training.parallel (spec/parallel.go); the zero value is one rank.
 	Parallel Parallel
+	// ConvWorkspaces are the cuDNN workspaces measured on the target GPU
+	// (its profile's conv_workspaces; not a YAML key): the caller sets them
+	// before expanding; nil leaves the built-in H200 table and the rule.
+	ConvWorkspaces *ConvWorkspaceTable
 
 	// Pos records where each key was given, for errors found later.
 	Pos map[string]Pos

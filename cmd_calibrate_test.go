@@ -1,0 +1,76 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/spec"
+)
+
+// TestConvGeometriesOfADescription: --convs measures each distinct
+// convolution of a description at its batch and at the table's batches.
+func TestConvGeometriesOfADescription(t *testing.T) {
+	geos, err := convGeometries([]string{"examples/holdout9/resnet18-fp32-adamw-b32-img160.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ResNet-18 has 11 distinct convolution shapes; 32 is one of the
+	// table's 14 batch sizes.
+	if len(geos) != 11*len(spec.ConvTableBatches()) {
+		t.Errorf("%d geometries, want %d", len(geos), 11*len(spec.ConvTableBatches()))
+	}
+	for i := 1; i < len(geos); i++ {
+		if compareGeometry(geos[i-1], geos[i]) >= 0 {
+			t.Fatalf("geometries not sorted or repeated at %d: %+v, %+v", i, geos[i-1], geos[i])
+		}
+	}
+	if _, err := convGeometries([]string{"examples/gpt2-fp32-adamw-b8.yaml"}); err == nil || !strings.Contains(err.Error(), "has no convolution") {
+		t.Errorf("a description without convolutions: %v", err)
+	}
+}
+
+// TestProfileConvWorkspacesAreUsed: a workspace measured on the GPU (a
+// profile's conv_workspaces) replaces the rule's, and the warning counts
+// what is left unmeasured.
+func TestProfileConvWorkspacesAreUsed(t *testing.T) {
+	const ex = "examples/holdout9/resnet18-fp32-adamw-b32-img160.yaml"
+	find := func(gpu string) (int64, []string) {
+		r, err := estimateFile(ex, gpu, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range r.Timeline {
+			if e.Tensor == "layer1.0.conv1.cudnn_workspace" {
+				return e.Requested, r.Warnings
+			}
+		}
+		t.Fatal("no forward workspace of layer1.0.conv1")
+		return 0, nil
+	}
+	rule, warnings := find("h200")
+	if !strings.Contains(strings.Join(warnings, "\n"), "11 of 11 convolution geometries") {
+		t.Errorf("warnings: %q", warnings)
+	}
+	p, err := calibrate.Builtin("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the H200 asked for in the measured run (holdout9's trace): the
+	// input and the weight transposed, 16 bytes more — not the rule's x + y + w.
+	measured := int64(32*64*40*40*4 + 64*64*9*4 + 16)
+	p.ConvWorkspaces = []calibrate.ConvWorkspace{{DType: "fp32", N: 32, C: 64, H: 40, W: 40, K: 64, KH: 3, KW: 3, Stride: 1, Pad: 1, Groups: 1,
+		Forward: measured, BackwardData: measured, BackwardFilter: measured}}
+	path := filepath.Join(t.TempDir(), "h200-convs.yaml")
+	if err := calibrate.WriteFile(path, p); err != nil {
+		t.Fatal(err)
+	}
+	got, warnings := find(path)
+	if got != measured || rule == measured {
+		t.Errorf("forward workspace %d with the profile (rule: %d), want %d", got, rule, measured)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "10 of 11 convolution geometries") {
+		t.Errorf("warnings: %q", warnings)
+	}
+}
