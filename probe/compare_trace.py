@@ -134,7 +134,12 @@ def main():
     args = ap.parse_args()
     msegs, mreqs, iteration = measured(args.run_trace, args.pool, args.step)
     esegs, ereqs = estimated(args.events, args.pool, iteration)
-    step = "the first step" if iteration == "1" else f"measured step {args.step} and memplan's steady step (iteration 2)"
+    if iteration == "1":
+        step = "the first step"
+    elif args.step == 0:
+        step = "the steady step (memplan's iteration 2)"
+    else:
+        step = f"measured step {args.step} and memplan's steady step (iteration 2)"
     print(f"segments made in {step} (MiB; memplan's list cannot show a segment made by its very first event):")
     for ph in sorted(set(msegs) | set(esegs)):
         m, e = msegs.get(ph, []), esegs.get(ph, [])

@@ -9,11 +9,11 @@ import "testing"
 // better than the engine-class rule.
 func TestConvWorkspaceInterpolation(t *testing.T) {
 	table := convTable{}
-	for k, v := range measuredConvWorkspaces {
+	for k, v := range measuredConvWorkspaces() {
 		table[k] = v
 	}
 	var n, exact, near, ruleNear int
-	for key, v := range measuredConvWorkspaces {
+	for key, v := range measuredConvWorkspaces() {
 		if key.n == measuredConvBatches[0] || key.n == measuredConvBatches[len(measuredConvBatches)-1] {
 			continue
 		}
