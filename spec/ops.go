@@ -431,18 +431,28 @@ func (b *Builder) Conv2d(name string, x, w, bias TensorID, a Conv2dArgs) TensorI
 	return b.Conv2dCuDNN(name, x, w, bias, a, ConvOpts{})
 }
 
-// BatchNorm2d in training: cuDNN batch norm saves input, weight, running
-// stats and fp32 save_mean/save_invstd [C].
+// BatchNorm2d: in training, batch norm (cuDNN's, or the native kernel for
+// bf16 and pure fp16 inputs) makes its output, then fp32
+// save_mean/save_invstd [C], and saves input, weight, running stats and
+// those two. In inference cuDNN's makes the output alone; the native
+// kernel (ATen's batch_norm_cuda, which _select_batch_norm_backend takes
+// for a bf16 input, or fp16 with fp16 weights) makes save_mean and
+// save_invstd too, and they die as the op returns (measured: allocated
+// after the output and freed at once).
 func (b *Builder) BatchNorm2d(name string, x, w, bias, runMean, runVar TensorID) TensorID {
 	shape := b.Shape(x)
 	c := shape[1]
 	s := OpSpec{Kind: "batch_norm", Name: name, Inputs: []TensorID{x}, Params: []TensorID{w, bias},
 		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
 		Saved:   []TensorID{x, w, runMean, runVar}}
-	if b.Train() {
+	stats := []TensorSpec{TS("save_mean", FP32, c), TS("save_invstd", FP32, c)}
+	native := b.DType(x) == BF16 || (b.DType(x) == FP16 && b.DType(w) != FP32)
+	switch {
+	case b.Train():
 		// cuDNN's reserve space is a 0-byte tensor here: no allocation.
-		s.Extra = []TensorSpec{TS("save_mean", FP32, c), TS("save_invstd", FP32, c)}
-		s.SaveExtra = []int{0, 1}
+		s.Extra, s.SaveExtra, s.ExtraAfterOutputs = stats, []int{0, 1}, true
+	case native:
+		s.Temps = stats
 	}
 	return b.Emit(s)[0]
 }
