@@ -273,10 +273,12 @@ const (
 	wsCublasMain = iota
 	wsCublasAutograd
 	wsCublasLtMain
+	wsCublasLtAutograd
 	numWorkspaces
 )
 
-var workspaceNames = [numWorkspaces]string{"cublas workspace (main thread)", "cublas workspace (autograd thread)", "cublasLt workspace (main thread)"}
+var workspaceNames = [numWorkspaces]string{"cublas workspace (main thread)", "cublas workspace (autograd thread)",
+	"cublasLt workspace (main thread)", "cublasLt workspace (autograd thread)"}
 
 // workspace allocates a library workspace the first time it is needed.
 func (s *sim) workspace(k int, bytes int64) error {
@@ -291,22 +293,40 @@ func (s *sim) workspace(k int, bytes int64) error {
 	return nil
 }
 
-// matmulWorkspaces allocates the BLAS workspaces an op's GEMM needs: cuBLAS
-// per thread (the main thread in forward, the autograd engine's thread in
-// backward), and cuBLASLt for a fused-bias addmm — forward only, since its
-// backward is plain GEMMs and a sum.
-func (s *sim) matmulWorkspaces(op *spec.Op, backward bool) error {
+// gemmCall says where an op's GEMM runs, which decides its workspaces.
+type gemmCall int
+
+const (
+	// gemmForward: the forward, on the main thread.
+	gemmForward gemmCall = iota
+	// gemmBackward: a backward GEMM, on the autograd engine's thread
+	// (plain GEMMs and a sum, never the fused-bias addmm).
+	gemmBackward
+	// gemmRecompute: a checkpointed forward op re-run inside backward, on
+	// the autograd engine's thread, fused-bias addmm included.
+	gemmRecompute
+)
+
+// matmulWorkspaces allocates the BLAS workspaces an op's GEMM needs.
+// PyTorch keeps one cuBLAS and one cuBLASLt workspace per (handle, stream)
+// (CublasHandlePool.cpp), and each thread has its own handle: the main
+// thread's in the forward, the autograd engine's in the backward and in a
+// checkpoint's recompute — so a checkpointed addmm with a bias gives the
+// autograd thread its own cuBLASLt workspace (measured: 1 MiB more in
+// every checkpointed GPT-2 and ViT run from the first recompute on).
+func (s *sim) matmulWorkspaces(op *spec.Op, call gemmCall) error {
 	if op.Matmul == spec.MatmulNone {
 		return nil
 	}
-	if backward {
-		return s.workspace(wsCublasAutograd, s.p.CublasWorkspaceBytes)
+	blas, lt := wsCublasMain, wsCublasLtMain
+	if call != gemmForward {
+		blas, lt = wsCublasAutograd, wsCublasLtAutograd
 	}
-	if err := s.workspace(wsCublasMain, s.p.CublasWorkspaceBytes); err != nil {
+	if err := s.workspace(blas, s.p.CublasWorkspaceBytes); err != nil {
 		return err
 	}
-	if op.Matmul == spec.MatmulCublasLt {
-		return s.workspace(wsCublasLtMain, s.p.CublasLtWorkspaceBytes)
+	if op.Matmul == spec.MatmulCublasLt && call != gemmBackward {
+		return s.workspace(lt, s.p.CublasLtWorkspaceBytes)
 	}
 	return nil
 }

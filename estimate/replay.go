@@ -119,7 +119,7 @@ func (s *sim) request(q request) (allocator.BlockID, error) {
 	if op := s.wsAfter; op != nil && q.kind == reqAlloc {
 		// A backward GEMM's first output is made: now its workspace.
 		s.wsAfter = nil
-		if err := s.matmulWorkspaces(op, true); err != nil {
+		if err := s.matmulWorkspaces(op, gemmBackward); err != nil {
 			return q.block, err
 		}
 	}

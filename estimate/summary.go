@@ -137,7 +137,7 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 		Term{Name: "activations and their gradients (at the peak)", Bytes: at(spec.RoleActivation) + at(spec.RoleActivationGradient), Included: true, Note: "outputs not yet freed and gradient buffers of activations, live at the overall peak"},
 		Term{Name: "autocast copies (at the peak)", Bytes: at(spec.RoleAutocastCopy), Included: true, Note: "low-precision casts of fp32 weights cached by autocast"},
 		Term{Name: "temporaries (at the peak)", Bytes: at(spec.RoleTemporary), Included: true, Note: "op-internal buffers live at the peak (optimizer foreach copies, backward scratch)"},
-		Term{Name: "library workspaces", Bytes: s.workspaceBytes(), Included: true, Note: fmt.Sprintf("cuBLAS %s per thread that runs GEMMs (main, autograd), cuBLASLt %s for addmm with bias", mibStr(p.CublasWorkspaceBytes), mibStr(p.CublasLtWorkspaceBytes))},
+		Term{Name: "library workspaces", Bytes: s.workspaceBytes(), Included: true, Note: fmt.Sprintf("cuBLAS %s per thread that runs GEMMs (main, autograd), cuBLASLt %s per thread that runs addmm with a bias (the autograd thread in a checkpoint's recompute)", mibStr(p.CublasWorkspaceBytes), mibStr(p.CublasLtWorkspaceBytes))},
 	)
 	terms = append(terms,
 		Term{Name: "CUDA context", Bytes: p.ContextBytes, Included: true, Where: WhereOutside, Note: "outside the allocator: nvidia-smi shows it, memory_reserved() does not"},

@@ -206,10 +206,12 @@ func (s *sim) execOp(i int, recompute bool) error {
 			return err
 		}
 	}
-	if !recompute {
-		if err := s.matmulWorkspaces(op, false); err != nil {
-			return err
-		}
+	call := gemmForward
+	if recompute {
+		call = gemmRecompute
+	}
+	if err := s.matmulWorkspaces(op, call); err != nil {
+		return err
 	}
 	for _, id := range op.Temps {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
@@ -714,7 +716,7 @@ func (s *sim) backwardOp(i int) error {
 	}
 	if s.wsAfter != nil { // nothing was allocated
 		s.wsAfter = nil
-		if err := s.matmulWorkspaces(op, true); err != nil {
+		if err := s.matmulWorkspaces(op, gemmBackward); err != nil {
 			return err
 		}
 	}
