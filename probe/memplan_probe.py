@@ -985,6 +985,10 @@ class RunTrace:
         self.torch, self.path, self.names = torch, path, []
         gc.collect()
         torch.cuda.synchronize()
+        # The allocator's state before the first step (the model, the batch):
+        # every segment with its blocks, so that a replay of the trace can
+        # start from the same layout and addresses.
+        self.initial = initial_segments(torch.cuda.memory._snapshot())
         # seen with torch 2.11: Python stacks fail inside recomputed dropout
         torch.cuda.memory._record_memory_history(enabled="all", context=None if ckpt else "all", stacks="python",
                                                  max_entries=10_000_000)
@@ -1004,16 +1008,32 @@ class RunTrace:
         torch.cuda.memory._record_memory_history(enabled=None)
         dev = torch.cuda.current_device()
         trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
-        write_trace(self.path, trace, self.names, " (the measured iterations from the first; marks are <iteration>.<phase>)")
+        write_trace(self.path, trace, self.names, " (the measured iterations from the first; marks are <iteration>.<phase>)",
+                    initial=self.initial)
 
 
-def write_trace(path, trace, names, frames_note=""):
+def initial_segments(snap):
+    """The segments of a memory snapshot, each with its blocks in address
+    order: [address, total size, stream, pool ("large"/"small"),
+    [[block size, requested size, allocated], ...]]."""
+    out = []
+    for seg in sorted(snap.get("segments", []), key=lambda s: s["address"]):
+        blocks = [[int(b["size"]), int(b.get("requested_size", b["size"])), b["state"] != "inactive"]
+                  for b in seg.get("blocks", [])]
+        out.append([int(seg["address"]), int(seg["total_size"]), int(seg.get("stream", 0)),
+                    seg.get("segment_type", ""), blocks])
+    return out
+
+
+def write_trace(path, trace, names, frames_note="", initial=None):
     """Write an allocator trace as JSON lines, the first holding the phase-end marks."""
     idx = [i for i, e in enumerate(trace) if e.get("action") == "snapshot"]
     marks = {"start": idx[0] if idx else 0}
     for n, i in zip(names, idx[1:]):
         marks[n + "_end"] = i
     head = {"marks": marks, "note": "allocator events of one steady-state iteration; marks are event indices at phase ends" + frames_note}
+    if initial is not None:
+        head["initial_segments"] = initial
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "wt") as f:
         f.write(json.dumps(head) + "\n")
