@@ -89,8 +89,10 @@ func (d datasheetGPU) profile() *Profile {
 		ComputeCapability: d.cc,
 		ContextBytes:      ruleContextBytes,
 		KernelBytes: KernelBytes{
-			Training:  ruleTrainingKernelBytes,
-			Inference: ruleInferenceKernelBytes,
+			Training:       ruleTrainingKernelBytes,
+			Inference:      ruleInferenceKernelBytes,
+			FusedTraining:  ruleFusedTrainingBytes,
+			FusedInference: ruleFusedInferenceBytes,
 		},
 		CublasWorkspaceBytes:   ws,
 		CublasLtWorkspaceBytes: TorchCublasLtWorkspaceBytes("", ws),

@@ -194,16 +194,18 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 		return d.errorf(d.at("total_bytes", root), "total_bytes must be positive, found %d", p.TotalBytes)
 	}
 	for key, b := range map[string]int64{
-		"nvml_total_bytes":         p.NVMLTotalBytes,
-		"context_bytes":            p.ContextBytes,
-		"kernel_bytes.training":    p.KernelBytes.Training,
-		"kernel_bytes.inference":   p.KernelBytes.Inference,
-		"kernel_bytes.gemm_fp32":   p.KernelBytes.GemmFP32,
-		"kernel_bytes.gemm_bf16":   p.KernelBytes.GemmBF16,
-		"kernel_bytes.conv":        p.KernelBytes.Conv,
-		"cublas_workspace_bytes":   p.CublasWorkspaceBytes,
-		"cublaslt_workspace_bytes": p.CublasLtWorkspaceBytes,
-		"allocation_granularity":   p.AllocationGranularity,
+		"nvml_total_bytes":             p.NVMLTotalBytes,
+		"context_bytes":                p.ContextBytes,
+		"kernel_bytes.training":        p.KernelBytes.Training,
+		"kernel_bytes.inference":       p.KernelBytes.Inference,
+		"kernel_bytes.fused_training":  p.KernelBytes.FusedTraining,
+		"kernel_bytes.fused_inference": p.KernelBytes.FusedInference,
+		"kernel_bytes.gemm_fp32":       p.KernelBytes.GemmFP32,
+		"kernel_bytes.gemm_bf16":       p.KernelBytes.GemmBF16,
+		"kernel_bytes.conv":            p.KernelBytes.Conv,
+		"cublas_workspace_bytes":       p.CublasWorkspaceBytes,
+		"cublaslt_workspace_bytes":     p.CublasLtWorkspaceBytes,
+		"allocation_granularity":       p.AllocationGranularity,
 	} {
 		if b < 0 {
 			return d.errorf(d.at(key, root), "%s must not be negative, found %d", key, b)

@@ -67,8 +67,17 @@ type KernelBytes struct {
 	// H200 with cuBLAS 13.1 the GEMM kernels load at cublasCreate, so
 	// GemmBF16 is 0). They are parts of Training, never added to it.
 	GemmFP32 int64 `yaml:"gemm_fp32,omitempty" json:"gemm_fp32,omitempty"`
-	GemmBF16 int64 `yaml:"gemm_bf16,omitempty" json:"gemm_bf16,omitempty"`
-	Conv     int64 `yaml:"conv,omitempty" json:"conv,omitempty"`
+	// FusedTraining and FusedInference are what one more lazily loaded
+	// module adds when the step runs a cuDNN convolution or a 16-bit fused
+	// attention kernel (flash, memory-efficient or cuDNN SDPA): either
+	// loads it, both load it once (probe/kernel_modules.py on the H200:
+	// +16 MiB over a training step's 224 MiB, +8 MiB over an inference
+	// forward's 158 MiB; fp32 memory-efficient attention, layer norm and
+	// GELU add nothing). Training and Inference are the steps without it.
+	FusedTraining  int64 `yaml:"fused_training,omitempty" json:"fused_training,omitempty"`
+	FusedInference int64 `yaml:"fused_inference,omitempty" json:"fused_inference,omitempty"`
+	GemmBF16       int64 `yaml:"gemm_bf16,omitempty" json:"gemm_bf16,omitempty"`
+	Conv           int64 `yaml:"conv,omitempty" json:"conv,omitempty"`
 }
 
 // Provenance records how a profile was made.
@@ -130,10 +139,21 @@ type ProbeStep struct {
 
 // OutsideAllocator is the memory nvidia-smi shows for the process that the
 // caching allocator does not: the context plus the library kernels a step of
-// the given kind loads.
-func (p *Profile) OutsideAllocator(training bool) int64 {
-	if training {
-		return p.ContextBytes + p.KernelBytes.Training
+// the given kind loads (fused: it runs a cuDNN convolution or a 16-bit
+// fused attention kernel).
+func (p *Profile) OutsideAllocator(training, fused bool) int64 {
+	return p.ContextBytes + p.KernelBytes.Step(training, fused)
+}
+
+// Step is the kernel memory a step of the given kind loads.
+func (k KernelBytes) Step(training, fused bool) int64 {
+	switch {
+	case training && fused:
+		return k.Training + k.FusedTraining
+	case training:
+		return k.Training
+	case fused:
+		return k.Inference + k.FusedInference
 	}
-	return p.ContextBytes + p.KernelBytes.Inference
+	return k.Inference
 }

@@ -37,8 +37,10 @@ func TestRunWithFakeH200(t *testing.T) {
 		{"GemmFP32", p.KernelBytes.GemmFP32, 66 * MiB}, // handle 4 + kernels 62
 		{"GemmBF16", p.KernelBytes.GemmBF16, 58 * MiB},
 		{"Conv", p.KernelBytes.Conv, 42 * MiB}, // handle 2 + kernels 40
-		{"Training", p.KernelBytes.Training, 232 * MiB},
-		{"Inference", p.KernelBytes.Inference, 168 * MiB},
+		{"Training", p.KernelBytes.Training, 224 * MiB},
+		{"FusedTraining", p.KernelBytes.FusedTraining, 16 * MiB},
+		{"Inference", p.KernelBytes.Inference, 160 * MiB},
+		{"FusedInference", p.KernelBytes.FusedInference, 8 * MiB},
 		{"ComputeCapability", int64(p.ComputeCapability), 90},
 	}
 	for _, c := range checks {
@@ -153,7 +155,7 @@ func TestRunWithFakeVariants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.KernelBytes.GemmFP32 != 0 || p.KernelBytes.Conv != 0 || p.KernelBytes.Training != 232*MiB {
+		if p.KernelBytes.GemmFP32 != 0 || p.KernelBytes.Conv != 0 || p.KernelBytes.Training != 224*MiB {
 			t.Errorf("kernel bytes %+v", p.KernelBytes)
 		}
 		if slices.Contains(p.Provenance.Measured, "kernel_bytes.gemm_fp32") {

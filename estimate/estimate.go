@@ -66,6 +66,9 @@ type sim struct {
 	a   *allocator.Allocator
 
 	train bool
+	// fused: the step loads the kernel module of cuDNN convolutions and
+	// 16-bit fused attention (loadsFusedModule).
+	fused bool
 	// Per storage tensor: its block, remaining forward reads, and holds (saves, loss, cache).
 	block    []allocator.BlockID
 	isLive   []bool
@@ -157,7 +160,8 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	}
 	s.lv = s.prepare()
 	s.par = newParallelSim(s)
-	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train) + s.ncclBytes()}
+	s.fused = loadsFusedModule(g)
+	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
 	return s
 }
 

@@ -141,7 +141,7 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 	)
 	terms = append(terms,
 		Term{Name: "CUDA context", Bytes: p.ContextBytes, Included: true, Where: WhereOutside, Note: "outside the allocator: nvidia-smi shows it, memory_reserved() does not"},
-		Term{Name: "library kernels", Bytes: s.kernelBytes(), Included: true, Where: WhereOutside, Note: "lazily loaded cuBLAS/cuDNN/PyTorch kernels, outside the allocator"},
+		Term{Name: "library kernels", Bytes: s.kernelBytes(), Included: true, Where: WhereOutside, Note: noteIf(s.fused, "lazily loaded cuBLAS/cuDNN/PyTorch kernels, outside the allocator, with the module a cuDNN convolution or a 16-bit fused attention loads", "lazily loaded cuBLAS/PyTorch kernels, outside the allocator")},
 		Term{Name: "NCCL buffers", Bytes: 0, Included: false, Where: WhereOutside, Note: "single-process estimate: no process group"},
 		Term{Name: "other processes", Bytes: 0, Included: false, Where: WhereOutside, Note: "nvidia-smi's device total also counts other processes on the GPU"},
 		Term{Name: "dataloader pinned memory", Bytes: 0, Included: false, Where: WhereHost, Note: "host memory, not on the GPU"},
@@ -160,11 +160,27 @@ func (s *sim) workspaceBytes() int64 {
 	return n
 }
 
-func (s *sim) kernelBytes() int64 {
-	if s.train {
-		return s.p.KernelBytes.Training
+func (s *sim) kernelBytes() int64 { return s.p.KernelBytes.Step(s.train, s.fused) }
+
+// loadsFusedModule reports whether a step runs a cuDNN convolution or a
+// 16-bit fused attention kernel (flash, memory-efficient or cuDNN SDPA),
+// either of which loads one more kernel module (KernelBytes.FusedTraining).
+func loadsFusedModule(g *spec.Graph) bool {
+	if len(g.Convs) > 0 {
+		return true
 	}
-	return s.p.KernelBytes.Inference
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		switch op.Kind {
+		case "sdpa_flash", "sdpa_cudnn":
+			return true
+		case "sdpa_efficient":
+			if len(op.Outputs) > 0 && g.Tensors[op.Outputs[0]].DType != spec.FP32 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func noteIf(c bool, yes, no string) string {
