@@ -33,22 +33,26 @@ func ExpandCustom(m *Model) (*Graph, error) {
 	e := &customExpander{b: b, m: m}
 	inputs := map[string]TensorID{}
 	var first TensorID = NoTensor
+	e.pdt = t.Precision.ParamDType()
 	for _, in := range m.Inputs {
 		shape, err := e.dims(in)
 		if err != nil {
 			return nil, err
 		}
-		id := b.Input(in.Name, shape, in.DType)
+		// Under pure bf16/fp16 the batch's floating tensors are made in the
+		// model's dtype (as `model.to(dtype)` users feed it, and the probe
+		// does); integer inputs keep theirs.
+		dt := in.DType
+		if dt.IsFloat() && e.pdt != FP32 {
+			dt = e.pdt
+		}
+		id := b.Input(in.Name, shape, dt)
 		inputs[in.Name] = id
 		if first == NoTensor {
 			first = id
 		}
 	}
 	x := first
-	e.pdt = t.Precision.ParamDType()
-	if x2, ok := e.castInput(x); ok {
-		x = x2
-	}
 	var err error
 	x, err = e.layers(m.Layers, x, "")
 	if err != nil {
@@ -96,11 +100,6 @@ type customExpander struct {
 	b   *Builder
 	m   *Model
 	pdt DType
-}
-
-// castInput converts a float input to the parameter dtype for pure bf16/fp16 models.
-func (e *customExpander) castInput(x TensorID) (TensorID, bool) {
-	return x, false
 }
 
 func (e *customExpander) dims(in InputSpec) ([]int64, error) {

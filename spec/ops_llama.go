@@ -78,9 +78,58 @@ func SumStaging(rows, cols int64) (buf, sem int64) {
 	return accBytes * cols * ctas * bw * vec, 4 * gridX
 }
 
+// SumStagingInner is SumStaging for a sum whose reduced elements include
+// the fastest-moving dimension: a [N, C, H, W] tensor summed over N, H and
+// W into C outputs (a convolution's bias gradient from an NCHW output
+// gradient), reduce elements per output. setReduceConfig then splits the
+// input across the lanes of a warp and, when that leaves at least 16 per
+// thread, across warps; only if a thread would still sum 256 or more does
+// it spread an output over several blocks with a global staging buffer of
+// outputs × ctas floats. Measured on the H200: a 48→96 3×3 convolution at
+// 64 × 24 × 24 outputs sums its bias gradient with no staging buffer.
+func SumStagingInner(reduce, outputs int64) (buf, sem int64) {
+	if reduce <= 0 || outputs <= 0 {
+		return 0, 0
+	}
+	const accBytes = 4
+	const maxThreads = 512
+	p0, p1 := int64(maxThreads), int64(maxThreads)
+	if reduce < maxThreads {
+		p0 = lastPow2(reduce)
+	}
+	if outputs < maxThreads {
+		p1 = lastPow2(outputs)
+	}
+	bw := min(p0, 32)
+	bh := min(p1, maxThreads/bw)
+	bw = min(p0, maxThreads/bh)
+	threads := bw * bh
+	stepIn := bw // the input across a warp's lanes
+	if vpt := ceilDiv(reduce, stepIn); vpt < bh*16 && vpt < 256 {
+		return 0, 0 // each warp takes its own output: no inter-block sum
+	}
+	stepIn *= bh // and across the warps of a block
+	vpt := ceilDiv(reduce, stepIn)
+	grid := outputs
+	target := reduceSMs * (reduceThreadsPerSM / threads)
+	if vpt < 256 || grid > target {
+		return 0, 0
+	}
+	ctas := max(min(ceilDiv(target, grid), ceilDiv(vpt, 16)), ceilDiv(vpt, 256))
+	if ctas <= 1 {
+		return 0, 0
+	}
+	return accBytes * outputs * ctas, 4 * grid
+}
+
 // stagingTemps returns SumStaging as backward temporaries (none when zero).
 func stagingTemps(rows, cols int64) []TensorSpec {
-	buf, sem := SumStaging(rows, cols)
+	return stagingSpecs(SumStaging(rows, cols))
+}
+
+// stagingSpecs names a staging buffer and its semaphores as backward
+// temporaries (none when there is no buffer).
+func stagingSpecs(buf, sem int64) []TensorSpec {
 	if buf == 0 {
 		return nil
 	}

@@ -355,9 +355,15 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	}
 	if bias != NoTensor && b.T(bias).RequiresGrad {
 		// The bias gradient, grad_output.sum((0, 2, 3)), comes after the
-		// weight pass has freed its buffers, with a sum's staging buffer
-		// (measured on ViT's patch embedding: SumStaging(N·Ho·Wo, Cout)).
-		red := stagingTemps(xs[0]*h*wd, ws[0])
+		// weight pass has freed its buffers, with a sum's staging buffer:
+		// over rows of channels when the gradient was made contiguous from
+		// a [N, HW, C] view (measured on ViT's patch embedding:
+		// SumStaging(N·Ho·Wo, Cout)), over the fastest dimension from an
+		// NCHW gradient (SumStagingInner).
+		red := stagingSpecs(SumStagingInner(xs[0]*h*wd, ws[0]))
+		if o.GradOutputCopy {
+			red = stagingTemps(xs[0]*h*wd, ws[0])
+		}
 		s.BackwardTemps = append(s.BackwardTemps, red...)
 		s.ReduceTemps, s.ReduceAfterTemps = len(red), true
 	}

@@ -393,14 +393,20 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 // maskedSDPA is SDPA with an explicit (sliding-window) bool mask: transformers
 // then repeats k and v to all heads (repeat_kv: new [B, H, S, D] copies) and
 // passes the mask; bf16 runs cuDNN with the mask as a bias, fp32 the
-// memory-efficient kernel. Not measured: modelled from the source.
+// memory-efficient kernel. The repeated key and value are
+// sdpa_attention_forward's locals until it returns: under autocast the
+// kernel saves its fp16 casts, and the fp32 repeated key (rotary output)
+// goes only when the function returns (measured: amp-fp16 Mistral with a
+// 256-token window, freed after the kernel's outputs).
 func (l *llama) maskedSDPA(q, k, v, mask spec.TensorID) spec.TensorID {
 	b := l.b
 	if l.kvHeads != l.heads {
 		k = l.repeatKV("repeat_k", k)
 		v = l.repeatKV("repeat_v", v)
 	}
-	return b.SDPA("sdpa", q, k, v, mask, false, l.attnDrop)
+	o := b.SDPA("sdpa", q, k, v, mask, false, l.attnDrop)
+	b.HoldUntilLastOp(k, v)
+	return o
 }
 
 // repeatKV is repeat_kv: expand + reshape into a new [B, H, S, D] tensor; its
