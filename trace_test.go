@@ -400,6 +400,7 @@ var tracesLiningUp = []string{
 	"vit-fp32-infer-b512",
 	"vit-fp32-infer-b64",
 	"vit-fp32-sgd-ckpt-b32",
+	"vit-tiny-amp-bf16-adamw-b8",
 }
 
 // smallPoolLiningUp are the traced runs whose small-pool requests (1 MiB

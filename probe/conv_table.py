@@ -10,7 +10,9 @@ channels, kernel height and width, stride, padding, groups, then the
 forward, backward-data and backward-filter workspaces in bytes,
 tab-separated, sorted. A geometry in several inputs must have the same
 workspaces in all (the H200's measurements through PyTorch and through
-calibrate agree byte for byte).
+calibrate agree byte for byte), except a backward-data 0 that PyTorch's
+probe records where the input needs no gradient (a network's stem): the
+measured workspace is kept.
 """
 import argparse
 import gzip
@@ -57,7 +59,11 @@ def main():
     for r in sources:
         key, ws = r[:11], r[11:]
         if key in merged and merged[key] != ws:
-            raise SystemExit(f"{key}: workspaces {merged[key]} and {ws} differ")
+            old = merged[key]
+            if old[0] == ws[0] and old[2] == ws[2] and 0 in (old[1], ws[1]):
+                ws = (ws[0], max(old[1], ws[1]), ws[2])
+            else:
+                raise SystemExit(f"{key}: workspaces {old} and {ws} differ")
         merged[key] = ws
     order = {"fp32": 0, "bf16": 1, "fp16": 2}
     with gzip.open(args.out, "wt", compresslevel=9) as f:

@@ -536,14 +536,18 @@ var tracedConvForwardWorkspaces = map[convKey]int64{
 // h200ConvWorkspacesTSV is the built-in table of the workspaces (forward,
 // backward-data, backward-filter; bytes requested) cuDNN 9.19 asked for on
 // an H200 with torch 2.11, one geometry per line (probe/conv_table.py
-// writes it): every convolution of ResNet-18/34/50/101/152 and the
-// ViT-B/16 patch embedding at image sizes 32, 64, 96, 128, 160, 192, 224,
-// 256, 288, 320, 384, 448 and 512, and the bundled small convnet, each at
-// batch 1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192 and 256, in
-// fp32, bf16 and fp16 — 16,338 geometries. The 224 entries were measured
-// through PyTorch (probe/measure_conv_workspaces.py: one isolated call
-// per geometry; backward-data 0 where the input needs no gradient), the
-// others by `memplan calibrate --convs` on the same H200, which
+// writes it): every convolution of ResNet-18/34/50/101/152 and the ViT
+// patch embeddings (patch 16 at hidden 192, 384, 768, 1024 and 1280,
+// patch 32 at 768) at image sizes 32, 64, 96, 128, 160, 192, 224, 256,
+// 288, 320, 384, 448 and 512, patch 14 at hidden 1024 and 1280 at 224,
+// 336 and 448, ResNeXt-50 32×4d and Wide ResNet-50-2 at 160, 224 and 256,
+// and the bundled small convnet, each at batch 1, 2, 4, 8, 12, 16, 24, 32,
+// 48, 64, 96, 128, 192 and 256, in fp32, bf16 and fp16 — 21,588
+// geometries. The ResNet-18/34/50 entries at 224 were measured through
+// PyTorch (probe/measure_conv_workspaces.py: one isolated call per
+// geometry; backward-data 0 where the input needs no gradient, kept where
+// calibrate measured it), the others by `memplan calibrate --convs` on the
+// same H200, which
 // reproduces every PyTorch-measured workspace to the byte (1,848 of
 // 1,848). bf16 entries hold for autocast and pure bf16, fp16 ones for
 // amp-fp16 and pure fp16: cuDNN's heuristics pick other engines for fp16
