@@ -8,15 +8,13 @@ package spec
 // (torch 2.11.0+cu130, cuDNN 9.19, transformers 5.17, torchvision 0.26).
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	_ "embed"
 	"fmt"
+	"io"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -567,35 +565,50 @@ var measuredConvWorkspaces = sync.OnceValue(func() convTable {
 	return t
 })
 
-// parseConvTable reads a gzipped table of probe/conv_table.py's format.
+// parseConvTable reads a gzipped table of probe/conv_table.py's format:
+// per line a dtype name and 13 integers, tab-separated.
 func parseConvTable(gz []byte) (convTable, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
 	}
-	t := convTable{}
-	sc := bufio.NewScanner(zr)
-	line := 0
-	for sc.Scan() {
-		line++
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 14 {
-			return nil, fmt.Errorf("line %d: %d fields, want 14", line, len(f))
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	t := make(convTable, bytes.Count(data, []byte{'\n'}))
+	for line := 1; len(data) > 0; line++ {
+		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			end = len(data)
 		}
-		dt, err := ParseDType(f[0])
+		row := data[:end]
+		data = data[min(end+1, len(data)):]
+		tab := bytes.IndexByte(row, '\t')
+		if tab < 0 {
+			return nil, fmt.Errorf("line %d: no fields", line)
+		}
+		dt, err := ParseDType(string(row[:tab]))
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		var n [13]int64
-		for i := range n {
-			if n[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
+		k, v, digits := 0, int64(0), 0
+		for _, c := range row[tab+1:] {
+			switch {
+			case c >= '0' && c <= '9':
+				v, digits = v*10+int64(c-'0'), digits+1
+			case c == '\t' && digits > 0 && k < len(n)-1:
+				n[k], k, v, digits = v, k+1, 0, 0
+			default:
+				return nil, fmt.Errorf("line %d: unexpected %q", line, c)
 			}
 		}
+		if digits == 0 || k != len(n)-1 {
+			return nil, fmt.Errorf("line %d: %d fields, want 14", line, k+2)
+		}
+		n[k] = v
 		t[convKey{dt, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]}] = [3]int64{n[10], n[11], n[12]}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	return t, zr.Close()
 }
