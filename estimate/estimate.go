@@ -141,6 +141,8 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		MaxSplitSize:           m.Training.Allocator.MaxSplitSizeMB << 20,
 		RoundupPower2Divisions: m.Training.Allocator.RoundupPower2Divisions,
 		Capacity:               opt.Capacity,
+
+		RoundupPower2DivisionsBySize: m.Training.Allocator.RoundupPower2DivisionsBySize,
 	}
 	s := &sim{m: m, g: g, t: m.Training, p: p, opt: opt, a: allocator.New(cfg), nextBlock: 1,
 		train: m.Training.Mode == spec.ModeTrain,

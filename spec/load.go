@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/internal/yamlnode"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/internal/yamlnode"
 )
 
 // Limits that keep hostile descriptions cheap to refuse.
@@ -519,8 +521,24 @@ func (d *decoder) training(n *yaml.Node, t *Training) error {
 				case "max_split_size_mb":
 					t.Allocator.MaxSplitSizeMB, err = d.positive(av, aw, 1<<30)
 				case "roundup_power2_divisions":
+					if av.Kind == yaml.ScalarNode && av.Tag == "!!str" {
+						// PyTorch's per-size list, "[256:1,512:2,>:8]".
+						by, perr := allocator.ParseRoundupDivisions(av.Value)
+						if perr != nil {
+							var ce *allocator.ConfigError
+							if errors.As(perr, &ce) {
+								return d.pos(av).Errorf("%s: %s", aw, ce.Reason)
+							}
+							return d.pos(av).Errorf("%s: %v", aw, perr)
+						}
+						t.Allocator.RoundupPower2DivisionsBySize = by
+						return nil
+					}
 					var n int64
 					n, err = d.positive(av, aw, 64)
+					if err == nil && n&(n-1) != 0 {
+						err = d.pos(av).Errorf("%s: %d is not a power of two (allowed: 1, 2, 4, … 64, or a list such as \"[256:1,512:2,>:8]\")", aw, n)
+					}
 					t.Allocator.RoundupPower2Divisions = int(n)
 				}
 				return err

@@ -9,6 +9,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/memplan/memplan/estimate/allocator"
 )
 
 // Pos is a place in a description file.
@@ -166,6 +168,9 @@ type AllocatorOptions struct {
 	ExpandableSegments     bool
 	MaxSplitSizeMB         int64
 	RoundupPower2Divisions int
+	// RoundupPower2DivisionsBySize is roundup_power2_divisions given as
+	// PyTorch's list ("[256:1,512:2,>:8]"; allocator.ParseRoundupDivisions).
+	RoundupPower2DivisionsBySize [allocator.RoundupIntervals]int
 }
 
 // Training is the training (or inference) setup of a description.

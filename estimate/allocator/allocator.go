@@ -38,6 +38,12 @@ type Config struct {
 	// RoundupPower2Divisions is roundup_power2_divisions (one value for
 	// every size); 0 or 1 is off, otherwise a power of two.
 	RoundupPower2Divisions int
+	// RoundupPower2DivisionsBySize is roundup_power2_divisions' list form
+	// ("[256:1,512:2,>:8]", ParseRoundupDivisions): entry i holds for
+	// requests of [2^i, 2^(i+1)) MiB, the first also below 1 MiB, the last
+	// from 32 GiB on. When any entry is set it replaces
+	// RoundupPower2Divisions.
+	RoundupPower2DivisionsBySize [RoundupIntervals]int
 	// Capacity is the number of bytes the allocator may reserve in total;
 	// 0 means unlimited. A new segment (or, with expandable segments, new
 	// pages) that would exceed it fails like cudaMalloc (cuMemCreate) does
@@ -59,6 +65,12 @@ func (c Config) Validate() error {
 	if d := c.RoundupPower2Divisions; d < 0 || d&(d-1) != 0 {
 		return &ConfigError{Field: "RoundupPower2Divisions", Reason: fmt.Sprintf(
 			"%d: must be 0 (off) or a power of two", d)}
+	}
+	for i, d := range c.RoundupPower2DivisionsBySize {
+		if d < 0 || d&(d-1) != 0 {
+			return &ConfigError{Field: "RoundupPower2DivisionsBySize", Reason: fmt.Sprintf(
+				"entry %d is %d: must be 0 (off) or a power of two", i, d)}
+		}
 	}
 	if c.Capacity < 0 {
 		return &ConfigError{Field: "Capacity", Reason: fmt.Sprintf(
@@ -208,10 +220,24 @@ func RoundSize(size int64, cfg Config) int64 {
 	if size < MinBlockSize {
 		return MinBlockSize
 	}
-	if d := int64(cfg.RoundupPower2Divisions); d > 1 && size > MinBlockSize*d {
+	if d := cfg.divisions(size); d > 1 && size > MinBlockSize*d {
 		return roundupPower2NextDivision(size, d)
 	}
 	return (size + MinBlockSize - 1) / MinBlockSize * MinBlockSize
+}
+
+// RoundupIntervals is how many size ranges roundup_power2_divisions sets
+// apart (PyTorch's kRoundUpPowerOfTwoIntervals: 1 MiB to 64 GiB).
+const RoundupIntervals = 16
+
+// divisions is roundup_power2_divisions for a request of size bytes
+// (CUDAAllocatorConfig::roundup_power2_divisions).
+func (c Config) divisions(size int64) int64 {
+	if c.RoundupPower2DivisionsBySize == ([RoundupIntervals]int{}) {
+		return int64(c.RoundupPower2Divisions)
+	}
+	i := min(max(bits.Len64(uint64(size))-1-20, 0), RoundupIntervals-1)
+	return int64(c.RoundupPower2DivisionsBySize[i])
 }
 
 func roundupPower2NextDivision(size, divisions int64) int64 {

@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,7 @@ import (
 // options) are accepted and ignored. Capacity is left 0.
 func ParseAllocConf(s string) (Config, error) {
 	var cfg Config
-	for _, opt := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+	for _, opt := range confOptions(s) {
 		key, val, ok := strings.Cut(opt, ":")
 		if !ok {
 			return cfg, &ConfigError{Field: opt, Reason: "want key:value"}
@@ -36,10 +37,18 @@ func ParseAllocConf(s string) (Config, error) {
 			}
 			cfg.MaxSplitSize = mb << 20
 		case "roundup_power2_divisions":
+			if strings.HasPrefix(val, "[") {
+				by, err := ParseRoundupDivisions(val)
+				if err != nil {
+					return cfg, err
+				}
+				cfg.RoundupPower2DivisionsBySize = by
+				continue
+			}
 			d, err := strconv.Atoi(val)
 			if err != nil || d < 0 || d&(d-1) != 0 {
 				return cfg, &ConfigError{Field: key, Reason: strconv.Quote(val) +
-					": want one power of two (per-size lists are not modelled)"}
+					": want a power of two, or a list such as [256:1,512:2,>:8]"}
 			}
 			cfg.RoundupPower2Divisions = d
 		case "backend":
@@ -56,4 +65,74 @@ func ParseAllocConf(s string) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// confOptions splits an allocator configuration into its options at
+// commas and blanks outside brackets.
+func confOptions(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t'):
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// ParseRoundupDivisions reads roundup_power2_divisions' list form,
+// "[256:1,512:2,1024:4,>:8]", as CUDAAllocatorConfig does: each key is a
+// power-of-two size in MiB naming the range [key, 2·key) MiB, the first
+// key also fills every range below it, and ">" fills from the last key
+// named (that one included) to the end; divisions are powers of two.
+func ParseRoundupDivisions(s string) ([RoundupIntervals]int, error) {
+	var by [RoundupIntervals]int
+	bad := func(reason string) ([RoundupIntervals]int, error) {
+		return by, &ConfigError{Field: "roundup_power2_divisions", Reason: strconv.Quote(s) + ": " + reason +
+			" (allowed: a list such as [256:1,512:2,>:8]: sizes in MiB and divisions, powers of two)"}
+	}
+	body, ok := strings.CutPrefix(strings.TrimSpace(s), "[")
+	if body, ok = strings.CutSuffix(body, "]"); !ok || strings.TrimSpace(body) == "" {
+		return bad("want a bracketed list")
+	}
+	last := 0
+	for _, entry := range strings.Split(body, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(entry), ":")
+		if !ok {
+			return bad(strconv.Quote(entry) + " is not size:divisions")
+		}
+		d, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || d < 1 || d&(d-1) != 0 {
+			return bad("divisions " + strconv.Quote(v) + " are not a power of two")
+		}
+		if k = strings.TrimSpace(k); k == ">" {
+			for i := last; i < RoundupIntervals; i++ {
+				by[i] = d
+			}
+			continue
+		}
+		mb, err := strconv.ParseInt(k, 10, 64)
+		if err != nil || mb < 1 || mb&(mb-1) != 0 {
+			return bad("size " + strconv.Quote(k) + " is not a power of two")
+		}
+		i := min(bits.Len64(uint64(mb))-1, RoundupIntervals-1)
+		if last == 0 {
+			for j := 0; j < i; j++ {
+				by[j] = d
+			}
+		}
+		by[i], last = d, i
+	}
+	return by, nil
 }
