@@ -92,10 +92,11 @@ func confOptions(s string) []string {
 }
 
 // ParseRoundupDivisions reads roundup_power2_divisions' list form,
-// "[256:1,512:2,1024:4,>:8]", as CUDAAllocatorConfig does: each key is a
-// power-of-two size in MiB naming the range [key, 2·key) MiB, the first
-// key also fills every range below it, and ">" fills from the last key
-// named (that one included) to the end; divisions are powers of two.
+// "[256:1,512:2,1024:4,>:8]", as c10's AcceleratorAllocatorConfig does
+// (PyTorch 2.11): each key is a power-of-two size in MiB naming the range
+// [key, 2·key) MiB, the first key also fills every range below it, a range
+// no key names is 0 (plain 512-byte rounding), and ">" fills every range
+// above the last key named; divisions are powers of two, or 0 for none.
 func ParseRoundupDivisions(s string) ([RoundupIntervals]int, error) {
 	var by [RoundupIntervals]int
 	bad := func(reason string) ([RoundupIntervals]int, error) {
@@ -106,18 +107,18 @@ func ParseRoundupDivisions(s string) ([RoundupIntervals]int, error) {
 	if body, ok = strings.CutSuffix(body, "]"); !ok || strings.TrimSpace(body) == "" {
 		return bad("want a bracketed list")
 	}
-	last := 0
+	last, first := 0, true
 	for _, entry := range strings.Split(body, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(entry), ":")
 		if !ok {
 			return bad(strconv.Quote(entry) + " is not size:divisions")
 		}
 		d, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || d < 1 || d&(d-1) != 0 {
-			return bad("divisions " + strconv.Quote(v) + " are not a power of two")
+		if err != nil || d < 0 || d&(d-1) != 0 {
+			return bad("divisions " + strconv.Quote(v) + " are not a power of two or 0")
 		}
 		if k = strings.TrimSpace(k); k == ">" {
-			for i := last; i < RoundupIntervals; i++ {
+			for i := last + 1; i < RoundupIntervals; i++ {
 				by[i] = d
 			}
 			continue
@@ -127,10 +128,11 @@ func ParseRoundupDivisions(s string) ([RoundupIntervals]int, error) {
 			return bad("size " + strconv.Quote(k) + " is not a power of two")
 		}
 		i := min(bits.Len64(uint64(mb))-1, RoundupIntervals-1)
-		if last == 0 {
+		if first {
 			for j := 0; j < i; j++ {
 				by[j] = d
 			}
+			first = false
 		}
 		by[i], last = d, i
 	}
