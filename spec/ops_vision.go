@@ -131,7 +131,7 @@ func (s ConvWorkspaceSource) String() string {
 func builtinConvWorkspace(pass ConvPass, g ConvGeometry) (int64, ConvWorkspaceSource) {
 	key := keyOf(g)
 	table := measuredConvWorkspaces()
-	if v, ok := table[key]; ok {
+	if v, ok := table.ws[key]; ok {
 		return v[pass], ConvFromH200Table
 	}
 	if v, ok := tracedConvForwardWorkspaces[key]; ok && pass == ConvForward {
@@ -149,22 +149,22 @@ func builtinConvWorkspace(pass ConvPass, g ConvGeometry) (int64, ConvWorkspaceSo
 // GPU profile carries one; the expansion consults it before the built-in
 // H200 table and the rule, and interpolates it between measured batches
 // as it does the built-in table.
-type ConvWorkspaceTable struct{ t convTable }
+type ConvWorkspaceTable struct{ t *convTable }
 
 // Set records the three workspaces of a geometry.
 func (t *ConvWorkspaceTable) Set(g ConvGeometry, ws [3]int64) {
 	if t.t == nil {
-		t.t = convTable{}
+		t.t = newConvTable(0)
 	}
-	t.t[keyOf(g)] = ws
+	t.t.set(keyOf(g), ws)
 }
 
 // Len is how many geometries the table holds.
 func (t *ConvWorkspaceTable) Len() int {
-	if t == nil {
+	if t == nil || t.t == nil {
 		return 0
 	}
-	return len(t.t)
+	return len(t.t.ws)
 }
 
 // lookup sizes a workspace from the table: the geometry as measured, or
@@ -174,7 +174,7 @@ func (t *ConvWorkspaceTable) lookup(pass ConvPass, g ConvGeometry) (int64, bool)
 		return 0, false
 	}
 	key := keyOf(g)
-	if v, ok := t.t[key]; ok {
+	if v, ok := t.t.ws[key]; ok {
 		return v[pass], true
 	}
 	return t.t.interpolate(pass, key)
@@ -246,20 +246,28 @@ var measuredConvBatches = [...]int64{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128
 // where the rule gets 74% within 5%). Above the largest measured batch the
 // line through the last two is extended only when the last three lie on it
 // (the same engine over that range); otherwise the rule sizes it.
-func (t convTable) interpolate(pass ConvPass, key convKey) (int64, bool) {
+func (t *convTable) interpolate(pass ConvPass, key convKey) (int64, bool) {
 	at := func(n int64) (float64, bool) {
 		k := key
 		k.n = n
-		v, ok := t[k]
+		v, ok := t.ws[k]
 		return float64(v[pass]), ok
 	}
-	bs := measuredConvBatches[:]
+	shape := key
+	shape.n = 0
+	bs := t.batches[shape]
+	if len(bs) < 2 {
+		return 0, false
+	}
 	i, found := slices.BinarySearch(bs, key.n)
 	lo, hi := i-1, i
 	if found {
 		hi++
 	}
 	if hi == len(bs) {
+		if i < 3 {
+			return 0, false
+		}
 		lo, hi = i-2, i-1
 		a, okA := at(bs[i-3])
 		b, okB := at(bs[lo])
@@ -521,8 +529,42 @@ func keyOf(g ConvGeometry) convKey {
 }
 
 // convTable holds measured workspaces (forward, backward-data,
-// backward-filter; bytes requested) by geometry.
-type convTable map[convKey][3]int64
+// backward-filter; bytes requested) by geometry, and for each shape (a
+// geometry less its batch) the batch sizes it holds, ascending.
+type convTable struct {
+	ws      map[convKey][3]int64
+	batches map[convKey][]int64
+}
+
+func newConvTable(n int) *convTable {
+	return &convTable{ws: make(map[convKey][3]int64, n), batches: map[convKey][]int64{}}
+}
+
+// set records a geometry's workspaces.
+func (t *convTable) set(k convKey, v [3]int64) {
+	if _, ok := t.ws[k]; !ok {
+		shape := k
+		shape.n = 0
+		bs := t.batches[shape]
+		i, _ := slices.BinarySearch(bs, k.n)
+		t.batches[shape] = slices.Insert(bs, i, k.n)
+	}
+	t.ws[k] = v
+}
+
+// remove drops a geometry (tests leave entries out).
+func (t *convTable) remove(k convKey) {
+	if _, ok := t.ws[k]; !ok {
+		return
+	}
+	delete(t.ws, k)
+	shape := k
+	shape.n = 0
+	bs := t.batches[shape]
+	if i, found := slices.BinarySearch(bs, k.n); found {
+		t.batches[shape] = slices.Delete(bs, i, i+1)
+	}
+}
 
 // tracedConvForwardWorkspaces are forward workspaces read from the
 // allocator traces of measured inference runs (testdata/measured/h200),
@@ -557,7 +599,7 @@ var h200ConvWorkspacesTSV []byte
 
 // measuredConvWorkspaces is the built-in H200 table, read once, on the
 // first convolution an expansion sizes.
-var measuredConvWorkspaces = sync.OnceValue(func() convTable {
+var measuredConvWorkspaces = sync.OnceValue(func() *convTable {
 	t, err := parseConvTable(h200ConvWorkspacesTSV)
 	if err != nil {
 		panic("spec: the embedded cuDNN workspace table does not parse: " + err.Error()) // caught by the tests
@@ -567,7 +609,7 @@ var measuredConvWorkspaces = sync.OnceValue(func() convTable {
 
 // parseConvTable reads a gzipped table of probe/conv_table.py's format:
 // per line a dtype name and 13 integers, tab-separated.
-func parseConvTable(gz []byte) (convTable, error) {
+func parseConvTable(gz []byte) (*convTable, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
@@ -576,7 +618,7 @@ func parseConvTable(gz []byte) (convTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := make(convTable, bytes.Count(data, []byte{'\n'}))
+	t := newConvTable(bytes.Count(data, []byte{'\n'}))
 	for line := 1; len(data) > 0; line++ {
 		end := bytes.IndexByte(data, '\n')
 		if end < 0 {
@@ -608,7 +650,7 @@ func parseConvTable(gz []byte) (convTable, error) {
 			return nil, fmt.Errorf("line %d: %d fields, want 14", line, k+2)
 		}
 		n[k] = v
-		t[convKey{dt, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]}] = [3]int64{n[10], n[11], n[12]}
+		t.set(convKey{dt, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]}, [3]int64{n[10], n[11], n[12]})
 	}
 	return t, zr.Close()
 }

@@ -8,16 +8,16 @@ import "testing"
 // neighbouring batches must reproduce most of them to the byte, and do
 // better than the engine-class rule.
 func TestConvWorkspaceInterpolation(t *testing.T) {
-	table := convTable{}
-	for k, v := range measuredConvWorkspaces() {
-		table[k] = v
+	table := newConvTable(0)
+	for k, v := range measuredConvWorkspaces().ws {
+		table.set(k, v)
 	}
 	var n, exact, near, ruleNear int
-	for key, v := range measuredConvWorkspaces() {
+	for key, v := range measuredConvWorkspaces().ws {
 		if key.n == measuredConvBatches[0] || key.n == measuredConvBatches[len(measuredConvBatches)-1] {
 			continue
 		}
-		delete(table, key)
+		table.remove(key)
 		for pass := ConvForward; pass <= ConvBackwardFilter; pass++ {
 			want := v[pass]
 			if want <= 1<<20 {
@@ -42,7 +42,7 @@ func TestConvWorkspaceInterpolation(t *testing.T) {
 				ruleNear++
 			}
 		}
-		table[key] = v
+		table.set(key, v)
 	}
 	t.Logf("%d workspaces: interpolated %d to the byte, %d within 5%%; the rule %d within 5%%", n, exact, near, ruleNear)
 	if n < 2000 || 100*exact < 78*n || 100*near < 85*n || near <= ruleNear {
