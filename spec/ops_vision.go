@@ -134,9 +134,6 @@ func builtinConvWorkspace(pass ConvPass, g ConvGeometry) (int64, ConvWorkspaceSo
 	if v, ok := table.ws[key]; ok {
 		return v[pass], ConvFromH200Table
 	}
-	if v, ok := tracedConvForwardWorkspaces[key]; ok && pass == ConvForward {
-		return v, ConvFromH200Table
-	}
 	if v, ok := table.interpolate(pass, key); ok {
 		return v, ConvFromH200Table
 	}
@@ -566,13 +563,6 @@ func (t *convTable) remove(k convKey) {
 	}
 }
 
-// tracedConvForwardWorkspaces are forward workspaces read from the
-// allocator traces of measured inference runs (testdata/measured/h200),
-// for geometries measuredConvWorkspaces does not hold.
-var tracedConvForwardWorkspaces = map[convKey]int64{
-	{FP32, 512, 3, 224, 224, 768, 16, 16, 16, 0, 1}: 414187536, // vit-fp32-infer-b512
-}
-
 // h200ConvWorkspacesTSV is the built-in table of the workspaces (forward,
 // backward-data, backward-filter; bytes requested) cuDNN 9.19 asked for on
 // an H200 with torch 2.11, one geometry per line (probe/conv_table.py
@@ -582,8 +572,10 @@ var tracedConvForwardWorkspaces = map[convKey]int64{
 // 288, 320, 384, 448 and 512, patch 14 at hidden 1024 and 1280 at 224,
 // 336 and 448, ResNeXt-50 32×4d and Wide ResNet-50-2 at 160, 224 and 256,
 // and the bundled small convnet, each at batch 1, 2, 4, 8, 12, 16, 24, 32,
-// 48, 64, 96, 128, 192 and 256, in fp32, bf16 and fp16 — 21,588
-// geometries. The ResNet-18/34/50 entries at 224 were measured through
+// 48, 64, 96, 128, 192 and 256 — and the ResNet and ViT-B/16 shapes at 224
+// at every batch from 1 to 16 and every fourth to 256 besides, where an
+// engine change between measured batches would otherwise be missed — in
+// fp32, bf16 and fp16: 24,378 geometries. The ResNet-18/34/50 entries at 224 were measured through
 // PyTorch (probe/measure_conv_workspaces.py: one isolated call per
 // geometry; backward-data 0 where the input needs no gradient, kept where
 // calibrate measured it), the others by `memplan calibrate --convs` on the
