@@ -45,17 +45,7 @@ func SumStaging(rows, cols int64) (buf, sem int64) {
 		vec /= 2
 	}
 	maxThreads := 512 / vec
-	dim0, dim1 := cols/vec, rows
-	p0, p1 := maxThreads, maxThreads
-	if dim0 < maxThreads {
-		p0 = lastPow2(dim0)
-	}
-	if dim1 < maxThreads {
-		p1 = lastPow2(dim1)
-	}
-	bw := min(p0, 32)
-	bh := min(p1, maxThreads/bw)
-	bw = min(p0, maxThreads/bh)
+	bw, bh := reduceBlock(cols/vec, rows, maxThreads)
 	threads := bw * bh
 	stepOut, stepIn := bw, int64(1)
 	splitInput := false
@@ -93,16 +83,7 @@ func SumStagingInner(reduce, outputs int64) (buf, sem int64) {
 	}
 	const accBytes = 4
 	const maxThreads = 512
-	p0, p1 := int64(maxThreads), int64(maxThreads)
-	if reduce < maxThreads {
-		p0 = lastPow2(reduce)
-	}
-	if outputs < maxThreads {
-		p1 = lastPow2(outputs)
-	}
-	bw := min(p0, 32)
-	bh := min(p1, maxThreads/bw)
-	bw = min(p0, maxThreads/bh)
+	bw, bh := reduceBlock(reduce, outputs, maxThreads)
 	threads := bw * bh
 	stepIn := bw // the input across a warp's lanes
 	if vpt := ceilDiv(reduce, stepIn); vpt < bh*16 && vpt < 256 {
@@ -120,6 +101,23 @@ func SumStagingInner(reduce, outputs int64) (buf, sem int64) {
 		return 0, 0
 	}
 	return accBytes * outputs * ctas, 4 * grid
+}
+
+// reduceBlock is ReduceConfig::set_block_dimension: the block's width
+// (along dim0, at most a warp) and height for a reduction of dim0 × dim1
+// with at most maxThreads threads.
+func reduceBlock(dim0, dim1, maxThreads int64) (bw, bh int64) {
+	p0, p1 := maxThreads, maxThreads
+	if dim0 < maxThreads {
+		p0 = lastPow2(dim0)
+	}
+	if dim1 < maxThreads {
+		p1 = lastPow2(dim1)
+	}
+	bw = min(p0, 32)
+	bh = min(p1, maxThreads/bw)
+	bw = min(p0, maxThreads/bh)
+	return bw, bh
 }
 
 // stagingTemps returns SumStaging as backward temporaries (none when zero).

@@ -2,11 +2,9 @@ package allocator
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,15 +29,7 @@ const emptyCacheEvent recEvent = -1 << 62
 
 func loadRecorded(t testing.TB, name string) []recEvent {
 	t.Helper()
-	f, err := os.Open("testdata/events-" + name + ".txt.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openGzip(t, "testdata/events-"+name+".txt.gz")
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(nil, 1<<20)
 	var sizes []int64

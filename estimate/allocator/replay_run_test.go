@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,16 +41,7 @@ type traceEvent struct {
 
 func readRunTrace(t *testing.T, path string) runTrace {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(zr)
+	dec := json.NewDecoder(openGzip(t, path))
 	var head struct {
 		Marks   map[string]int `json:"marks"`
 		Initial [][]any        `json:"initial_segments"`
@@ -250,4 +242,21 @@ func TestReplayRunTraces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openGzip opens a gzipped test file, read to its end by the caller; both
+// are closed when the test ends.
+func openGzip(t testing.TB, path string) io.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zr.Close() })
+	return zr
 }

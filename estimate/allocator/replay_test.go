@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,15 +219,7 @@ func torchFiles(t *testing.T) []string {
 
 func loadTorchFile(t *testing.T, name string) torchFile {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openGzip(t, filepath.Join("testdata", name))
 	var file torchFile
 	if err := json.NewDecoder(zr).Decode(&file); err != nil {
 		t.Fatal(err)
