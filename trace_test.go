@@ -214,6 +214,7 @@ var tracesLiningUp = []string{
 	"bert-fp32-adamw-b8",
 	"bert-fp32-adamw-ckpt-b16-s256",
 	"bert-fp32-sgd-mom-b16-s512-maxsplit256",
+	"bert-large-amp-bf16-adamw-b8-s256",
 	"bert-tiny-fp32-adamw-b8-s128",
 	"custom-convnet-amp-fp16-sgd-b128",
 	"custom-convnet-fp32-sgd-b64",
@@ -367,7 +368,9 @@ var tracesLiningUp = []string{
 	"resnet50-bf16-infer-b1",
 	"resnet50-bf16-sgd-b96",
 	"resnet50-fp32-infer-b64",
+	"resnet50-fp32-sgd-mom-b100",
 	"resnet50-fp32-sgd-mom-b256",
+	"resnext50-amp-bf16-sgd-mom-b32",
 	"tinyllama-amp-bf16-adamw-b2-s2048",
 	"tinyllama-amp-bf16-sgd-ckpt-b1-s4096",
 	"tinyllama-amp-fp16-adamw-ckpt-b2-s2048",
@@ -403,7 +406,10 @@ var tracesLiningUp = []string{
 	"vit-fp32-infer-b512",
 	"vit-fp32-infer-b64",
 	"vit-fp32-sgd-ckpt-b32",
+	"vit-large-bf16-sgd-b8",
+	"vit-small-amp-bf16-adamw-b64",
 	"vit-tiny-amp-bf16-adamw-b8",
+	"wide-resnet50-fp32-adamw-b16",
 }
 
 // smallPoolLiningUp are the traced runs whose small-pool requests (1 MiB
@@ -453,7 +459,9 @@ var smallPoolLiningUp = []string{
 	"resnet50-bf16-infer-b1",
 	"resnet50-bf16-sgd-b96",
 	"resnet50-fp32-infer-b64",
+	"resnet50-fp32-sgd-mom-b100",
 	"resnet50-fp32-sgd-mom-b256",
+	"resnext50-amp-bf16-sgd-mom-b32",
 	"tinyllama-bf16-adamw-b2-s1024",
 	"vit-amp-bf16-sgd-b64",
 	"vit-amp-fp16-sgd-mom-b40",
@@ -467,4 +475,7 @@ var smallPoolLiningUp = []string{
 	"vit-fp32-adamw-b8",
 	"vit-fp32-adamw-fused-ckpt-b16",
 	"vit-fp32-sgd-ckpt-b32",
+	"vit-large-bf16-sgd-b8",
+	"vit-small-amp-bf16-adamw-b64",
+	"wide-resnet50-fp32-adamw-b16",
 }

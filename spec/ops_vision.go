@@ -575,11 +575,12 @@ func (t *convTable) remove(k convKey) {
 // 48, 64, 96, 128, 192 and 256 — and the ResNet and ViT-B/16 shapes at 224
 // at every batch from 1 to 16 and every fourth to 256 besides, where an
 // engine change between measured batches would otherwise be missed — in
-// fp32, bf16 and fp16: 24,378 geometries. The ResNet-18/34/50 entries at 224 were measured through
-// PyTorch (probe/measure_conv_workspaces.py: one isolated call per
-// geometry; backward-data 0 where the input needs no gradient, kept where
-// calibrate measured it), the others by `memplan calibrate --convs` on the
-// same H200, which
+// fp32, bf16 and fp16: 27,168 geometries. The ResNet-18/34/50 entries at
+// 224 and the 14 batches were measured through PyTorch
+// (probe/measure_conv_workspaces.py: one isolated call per geometry;
+// backward-data 0 where the input needs no gradient, kept where calibrate
+// measured it), the others by `memplan calibrate --convs` on the same
+// H200, which
 // reproduces every PyTorch-measured workspace to the byte (1,848 of
 // 1,848). bf16 entries hold for autocast and pure bf16, fp16 ones for
 // amp-fp16 and pure fp16: cuDNN's heuristics pick other engines for fp16
