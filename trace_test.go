@@ -305,6 +305,7 @@ var tracesLiningUp = []string{
 	"llama-small-bf16-zero2-w2",
 	"llama-small-bf16-zero2-w4",
 	"llama-small-bf16-zero2-w8",
+	"llama-small-eager-amp-bf16-adamw-b6-s700",
 	"llama-small-eager-bf16-adamw-b4",
 	"llama-small-eager-fp32-infer-b8-s1024",
 	"llama-small-fp32-adamw-b2-s2048",

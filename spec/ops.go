@@ -78,6 +78,12 @@ func (b *Builder) matmulIn(x TensorID, name string) TensorID {
 	return b.Cast(name, x, dt)
 }
 
+// AutocastMatmulIn is what autocast makes of a matmul operand: a cast to
+// the autocast dtype (cached for a parameter), or the operand itself when
+// autocast is off or it already has that dtype. For callers that must
+// work on the cast before the product (a fold copy of a strided operand).
+func (b *Builder) AutocastMatmulIn(x TensorID, name string) TensorID { return b.matmulIn(x, name) }
+
 // fp32In applies autocast's fp32 policy (layer_norm, softmax, losses).
 func (b *Builder) fp32In(x TensorID, name string) TensorID {
 	if _, ok := b.autocastDType(); !ok || b.DType(x) == FP32 || !b.DType(x).IsFloat() {
@@ -683,8 +689,9 @@ func (b *Builder) PowAutocast(name string, x TensorID) TensorID {
 // Matmul is a batched matmul (bmm / matmul of [..., m, k] × [..., k, n]):
 // saves both operands.
 func (b *Builder) Matmul(name string, x, y TensorID, out []int64) TensorID {
-	x = b.matmulIn(x, name+".x_cast")
+	// autocast's wrapper evaluates its arguments' casts right to left.
 	y = b.matmulIn(y, name+".y_cast")
+	x = b.matmulIn(x, name+".x_cast")
 	outs := b.Emit(OpSpec{Kind: "matmul", Name: name, Inputs: []TensorID{x, y}, Outputs: []TensorSpec{TS("out", b.DType(x), out...)}, Saved: []TensorID{x, y}, Matmul: MatmulCublas})
 	// bmm's backward makes the second operand's gradient first, like mm's.
 	b.g.Ops[len(b.g.Ops)-1].WeightGradFirst = true

@@ -433,9 +433,18 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		// matmul folds q — the rotary output, laid out [B, S, H, d] like the
 		// projection — to [B·H, S, d]: a copy (measured), saved by the
 		// product; its gradient flows back into the rotary embedding's
-		// elementwise backward as it is.
-		q = b.Contiguous("q_fold", q, b.Shape(q)...)
-		w := b.Matmul("qk", q, k, scores)
+		// elementwise backward as it is. Under autocast the fp32 operands
+		// are cast first, right to left (key, then query), the fold copies
+		// the cast query, and the cast itself goes when matmul returns
+		// (measured: amp-bf16, 6 × 700 tokens).
+		queryDType := b.DType(q) // `query`, for .to(query.dtype) below
+		kc := b.AutocastMatmulIn(k, "qk.y_cast")
+		qc := b.AutocastMatmulIn(q, "qk.x_cast")
+		qf := b.Contiguous("q_fold", qc, b.Shape(qc)...)
+		w := b.Matmul("qk", qf, kc, scores)
+		if qc != q {
+			b.HoldUntilLastOp(qc)
+		}
 		w = b.Scale("scale", w)
 		if mask != spec.NoTensor {
 			// Under autocast the bf16 scores plus the fp32 mask are fp32.
@@ -446,7 +455,9 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		w = b.Cast("softmax_input", w, spec.FP32)
 		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0},
 			BackwardTemps: []spec.TensorSpec{spec.TS("softmax_backward_tmp", spec.FP32, scores...)}})[0]
-		w = b.Cast("to_query_dtype", w, b.DType(q))
+		if queryDType != spec.FP32 {
+			w = b.Cast("to_query_dtype", w, queryDType)
+		}
 		// `attn_weights = softmax(attn_weights, dtype=float32).to(query.dtype)`
 		// rebinds attn_weights when the statement ends: the masked scores
 		// outlive the softmax and the cast (measured in bf16 inference).
