@@ -57,10 +57,8 @@ func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
 // *estimate.LimitError once the nvidia-smi figure passes limit.
 func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, error) {
 	m := p.base.Clone()
-	for _, kv := range settings {
-		if err := m.Set(kv[0], kv[1]); err != nil {
-			return nil, err
-		}
+	if err := m.SetAll(settings); err != nil {
+		return nil, err
 	}
 	g, err := family.Expand(m)
 	if err != nil {

@@ -89,3 +89,23 @@ func TestSweep(t *testing.T) {
 		t.Errorf("jsonl: exit %d %q", code, out)
 	}
 }
+
+// TestFitOptionsAllEstimate: every alternative in fit's tables is estimated
+// (an SGD-with-momentum description switched to AdamW, sharded layouts
+// that need their ranks), none answered with an error.
+func TestFitOptionsAllEstimate(t *testing.T) {
+	code, out, stderr := runCLI("fit", "examples/resnet50-fp32-sgd-b64.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "setting training.") {
+			t.Errorf("an option failed: %s", line)
+		}
+	}
+	for _, want := range []string{"optimizer: adamw foreach", "zero1", "fsdp"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q line:\n%s", want, out)
+		}
+	}
+}

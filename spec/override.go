@@ -16,6 +16,36 @@ func SettableKeys() []string {
 // Set overrides one setting of a loaded description (sweeps, fit variants),
 // validating the value as the YAML decoder would.
 func (m *Model) Set(key, value string) error {
+	if err := m.set(key, value); err != nil {
+		return err
+	}
+	if vErr := m.validate(); vErr != nil {
+		return fmt.Errorf("setting %s=%s: %w", key, value, vErr)
+	}
+	return nil
+}
+
+// SetAll applies several overrides and checks the description once, after
+// the last: settings that only make sense together (data ranks and a
+// sharding that needs them) may come in any order.
+func (m *Model) SetAll(kvs [][2]string) error {
+	for _, kv := range kvs {
+		if err := m.set(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	if vErr := m.validate(); vErr != nil {
+		var parts []string
+		for _, kv := range kvs {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+		return fmt.Errorf("setting %s: %w", strings.Join(parts, ", "), vErr)
+	}
+	return nil
+}
+
+// set applies one override without checking the whole description.
+func (m *Model) set(key, value string) error {
 	t := &m.Training
 	bad := func(allowed string) error {
 		return fmt.Errorf("setting %s=%s: invalid value (allowed: %s)", key, value, allowed)
@@ -53,6 +83,20 @@ func (m *Model) Set(key, value string) error {
 	case "training.optimizer":
 		i, err = enum(optimizerNames)
 		t.Optimizer = Optimizer(i)
+		if err == nil && t.Optimizer != OptimizerSGD {
+			// momentum is SGD's: switching away drops it (the map of
+			// positions is shared with the model this was cloned from).
+			t.Momentum = 0
+			if _, ok := t.Pos["momentum"]; ok {
+				pos := make(map[string]Pos, len(t.Pos))
+				for k, v := range t.Pos {
+					if k != "momentum" {
+						pos[k] = v
+					}
+				}
+				t.Pos = pos
+			}
+		}
 	case "training.optimizer_impl":
 		i, err = enum(implNames)
 		t.OptimizerImpl = OptimizerImpl(i)
@@ -84,13 +128,7 @@ func (m *Model) Set(key, value string) error {
 		}
 		err = perr
 	}
-	if err != nil {
-		return err
-	}
-	if vErr := m.validate(); vErr != nil {
-		return fmt.Errorf("setting %s=%s: %w", key, value, vErr)
-	}
-	return nil
+	return err
 }
 
 // Clone returns a copy whose Training can be changed without touching m.

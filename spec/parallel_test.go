@@ -60,3 +60,34 @@ func TestParallelSet(t *testing.T) {
 		t.Error("fsdp over one rank accepted")
 	}
 }
+
+// TestSetAllAndOptimizerSwitch: SetAll checks the description once, so a
+// sharding and the ranks it needs may come in either order; switching an
+// SGD-with-momentum description to Adam(W) drops the momentum without
+// touching the model it was cloned from.
+func TestSetAllAndOptimizerSwitch(t *testing.T) {
+	m, err := Parse("p.yaml", []byte("model: {architecture: GPT2LMHeadModel}\ntraining: {batch_size: 2, seq_len: 128, optimizer: sgd, momentum: 0.9}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Clone()
+	if err := c.SetAll([][2]string{{"training.parallel.sharding", "zero1"}, {"training.parallel.data", "8"}}); err != nil {
+		t.Fatalf("sharding before ranks: %v", err)
+	}
+	if err := c.Set("training.parallel.sharding", "zero2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Clone().SetAll([][2]string{{"training.parallel.sharding", "fsdp"}}); err == nil || !strings.Contains(err.Error(), "needs data ranks > 1") {
+		t.Errorf("fsdp over one rank: %v", err)
+	}
+	a := m.Clone()
+	if err := a.Set("training.optimizer", "adamw"); err != nil {
+		t.Fatalf("switching to adamw: %v", err)
+	}
+	if a.Training.Momentum != 0 || m.Training.Momentum != 0.9 {
+		t.Errorf("momentum %g after the switch, %g in the original", a.Training.Momentum, m.Training.Momentum)
+	}
+	if _, ok := m.Training.Pos["momentum"]; !ok {
+		t.Error("the original lost its momentum position")
+	}
+}
