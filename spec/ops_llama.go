@@ -249,17 +249,28 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 // inv_freq and the positions in fp32, their product, cat, cos and sin times
 // attention_scaling, cast to the hidden states' dtype. Returns cos and sin
 // [1, seq, dim]; the fp32 intermediates are locals freed when it returns.
+// inv_freq[None, :, None].float() copies the buffer only when the model was
+// cast to bf16/fp16 (its hidden states' dtype); in an fp32 model (fp32 or
+// autocast) it is the buffer itself, expanded as a view (measured: no
+// allocation under amp-bf16).
 func (b *Builder) RotaryCosSin(name string, seq, dim int64, dt DType) (cos, sin TensorID) {
 	b.Scoped(name, func() {
 		ng := func(kind, n string, in []TensorID, shape ...int64) TensorID {
 			return b.Emit(OpSpec{Kind: kind, Name: n, Inputs: in, NoGrad: true, Outputs: []TensorSpec{TS("out", FP32, shape...)}})[0]
 		}
-		inv := ng("expand_copy", "inv_freq_expanded", nil, 1, dim/2, 1)
+		inv := NoTensor
+		if dt != FP32 {
+			inv = ng("expand_copy", "inv_freq_expanded", nil, 1, dim/2, 1)
+		}
 		pos := ng("to_copy", "position_ids_float", nil, 1, 1, seq)
+		in := []TensorID{inv, pos}
+		if inv == NoTensor {
+			in = in[1:]
+		}
 		// inv_freq @ positions is a cuBLAS GEMM: the first of the forward,
 		// so the main thread's workspace is made here (measured: the 32 MiB
 		// workspace follows freqs' output in the first step's trace).
-		freqs := b.Emit(OpSpec{Kind: "bmm", Name: "freqs", Inputs: []TensorID{inv, pos}, NoGrad: true, Matmul: MatmulCublas,
+		freqs := b.Emit(OpSpec{Kind: "bmm", Name: "freqs", Inputs: in, NoGrad: true, Matmul: MatmulCublas,
 			Outputs: []TensorSpec{TS("out", FP32, 1, dim/2, seq)}})[0]
 		emb := ng("cat", "emb", []TensorID{freqs}, 1, seq, dim)
 		c0 := ng("cos", "cos", []TensorID{emb}, 1, seq, dim)
@@ -271,7 +282,8 @@ func (b *Builder) RotaryCosSin(name string, seq, dim int64, dt DType) (cos, sin 
 			cos = b.Emit(OpSpec{Kind: "to_copy", Name: "cos_to", Inputs: []TensorID{c}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, 1, seq, dim)}})[0]
 			sin = b.Emit(OpSpec{Kind: "to_copy", Name: "sin_to", Inputs: []TensorID{s}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, 1, seq, dim)}})[0]
 		}
-		b.HoldUntilLastOp(inv, pos, freqs, emb, c, s)
+		b.HoldUntilLastOp(in...)
+		b.HoldUntilLastOp(freqs, emb, c, s)
 	})
 	return cos, sin
 }
