@@ -785,6 +785,9 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int) error {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
 		}
+		if k > 0 && k < len(op.BackwardTempsFreedBy) && op.BackwardTempsFreedBy[k] == k {
+			s.free(id) // a call's own scratch: gone before what it frees
+		}
 		for j, by := range op.BackwardTempsFreedBy[:min(k, len(op.BackwardTempsFreedBy))] {
 			if by == k {
 				s.free(op.BackwardTemps[j])

@@ -128,7 +128,9 @@ type Op struct {
 	BackwardTemps []TensorID `json:"backward_temps,omitempty"`
 	// BackwardTempsFreedBy, where set, is aligned with BackwardTemps: a
 	// value j > k frees temp k as soon as temp j is made (an intermediate
-	// the backward's next step consumes); 0 keeps it to the end.
+	// the backward's next step consumes), j = k (k > 0) frees it at once —
+	// a library call's scratch, gone before the temps its making frees;
+	// 0 keeps it to the end.
 	BackwardTempsFreedBy []int `json:"backward_temps_freed_by,omitempty"`
 	// ReduceTemps is how many of the last BackwardTemps the autograd engine
 	// allocates after the backward function returns: the staging buffers of

@@ -197,7 +197,17 @@ func (b *Builder) embedding(name string, idx, w TensorID, expanded bool) TensorI
 		s.BackwardTemps = []TensorSpec{TS("index_contiguous", Int64, n)}
 	}
 	if n > 3072 {
-		s.BackwardTemps = append(s.BackwardTemps, sortedEmbeddingBackwardTemps(n, b.Shape(w)[0], b.Shape(w)[1], b.DType(w))...)
+		temps, freedBy := sortedEmbeddingBackwardTemps(n, b.Shape(w)[0], b.Shape(w)[1], b.DType(w))
+		off := len(s.BackwardTemps) // BERT's index copy comes first
+		s.BackwardTemps = append(s.BackwardTemps, temps...)
+		s.BackwardTempsFreedBy = make([]int, off, off+len(freedBy))
+		for _, by := range freedBy {
+			if by != 0 {
+				by += off
+			}
+			s.BackwardTempsFreedBy = append(s.BackwardTempsFreedBy, by)
+		}
+		s.BackwardTempsFirst = off + embeddingSortTemps
 	}
 	return b.Emit(s)[0]
 }
@@ -210,31 +220,66 @@ func (b *Builder) embedding(name string, idx, w TensorID, expanded bool) TensorI
 const embeddingBackwardSMs = 132
 
 // sortedEmbeddingBackwardTemps are embedding_dense_backward's buffers above
-// 3072 indices (n), for a [rows, width] table: the sorted and original
-// int64 indices, the segment offsets, and (n/10 + min(n, rows)) partial
-// segment offsets. Then, when the per-segment sum would use few GPU blocks
-// (min(n, rows)·⌈width/32⌉·32/min(that, 1024) under 4 per SM) and far fewer
-// than there are partial segments, the fused kernel adds partial sums
-// atomically: a partial-to-segment map, and for 16-bit tables an fp32
-// accumulator of the table's shape (measured: BERT's 2-row token-type
-// table); otherwise the two-pass kernel keeps every partial sum in fp32
-// (measured: 70.4 MiB for TinyLlama's 8192 tokens × 2048).
-func sortedEmbeddingBackwardTemps(n, rows, width int64, dt DType) []TensorSpec {
+// 3072 indices (n), for a [rows, width] table, in the order
+// notes/embedding-backward.md lists from the traces: before the gradient
+// (the first embeddingSortTemps of them) the sorted and original int64
+// indices, the arange the sort carries along and cub's radix-sort scratch;
+// after it the segment offsets and their count, unique_by_key's keys and
+// scratch, the partials per segment and their offsets with the exclusive
+// sum's scratch, the partial-segment count and (n/10 + min(n, rows))
+// partial segment offsets. Then, when the per-segment sum would use few
+// GPU blocks (min(n, rows)·⌈width/32⌉·32/min(that, 1024) under 4 per SM)
+// and far fewer than there are partial segments, the fused kernel adds
+// partial sums atomically: a partial-to-segment map, and for 16-bit tables
+// an fp32 accumulator of the table's shape (measured: BERT's 2-row
+// token-type table); otherwise the two-pass kernel keeps every partial sum
+// in fp32 (measured: 70.4 MiB for TinyLlama's 8192 tokens × 2048). The
+// returned list says which temps go early (BackwardTempsFreedBy).
+func sortedEmbeddingBackwardTemps(n, rows, width int64, dt DType) ([]TensorSpec, []int) {
 	segments := min(n, rows)
 	partials := n/10 + segments
 	warped := (width + 31) / 32 * 32
 	block := min(warped, 1024)
 	grid := (segments*warped + block - 1) / block
-	temps := []TensorSpec{TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), TS("segment_offsets", Int64, n),
-		TS("partial_segment_offset", Int64, partials)}
+	temps := []TensorSpec{
+		TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), // 0, 1
+		TS("sort_values", Int64, n), TS("sort_scratch", UInt8, radixSortScratch(n)), // 2, 3
+		TS("segment_offsets", Int64, n), TS("num_of_segments", Int64), // 4, 5
+		TS("unique_keys", Int64, n), TS("unique_scratch", UInt8, 1279), // 6, 7
+		TS("partials_per_segment", Int64, segments), TS("partials_per_segment_offset", Int64, segments), // 8, 9
+		TS("scan_scratch", UInt8, scanScratch(segments)), TS("num_of_partial_segments", Int64), // 10, 11
+		TS("partial_segment_offset", Int64, partials), // 12
+	}
+	freedBy := []int{0, 0, 3, 3, 0, 0, 7, 7, 0, 0, 10, 0, 0}
 	if grid < embeddingBackwardSMs*4 && partials > grid*4 {
 		temps = append(temps, TS("partial_to_segment", Int64, partials))
 		if dt != FP32 {
 			temps = append(temps, TS("grad_weight_fp32", FP32, rows, width))
 		}
-		return temps
+		return temps, freedBy
 	}
-	return append(temps, TS("grad_weight_per_segment", FP32, partials, width))
+	return append(temps, TS("grad_weight_per_segment", FP32, partials, width)), freedBy
+}
+
+// embeddingSortTemps is how many of sortedEmbeddingBackwardTemps come
+// before the weight's gradient (the sort).
+const embeddingSortTemps = 4
+
+// radixSortScratch is cub's temp storage for DeviceRadixSort::SortPairs of
+// n int64 keys and values over all 64 bits, as PyTorch 2.11 asks for it:
+// two 256-byte-aligned alternate buffers and the one-sweep passes' state,
+// 1 KiB per tile of 4608 items (fits the 8 measured n from 3840 to 32768
+// to the byte; notes/embedding-backward.md).
+func radixSortScratch(n int64) int64 {
+	alt := (8*n + 255) / 256 * 256
+	return 2*alt + 16895 + 1024*((n+4607)/4608)
+}
+
+// scanScratch is cub's temp storage for the exclusive sum over m int64
+// partial counts (1279 bytes up to 8192, 1535 at 16384, 1791 at 32000:
+// 256 bytes more per 12288 items).
+func scanScratch(m int64) int64 {
+	return 1279 + 256*((max(m, 1)-1)/12288)
 }
 
 // ReLU saves its output; in place it writes over x.
