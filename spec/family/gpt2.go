@@ -106,6 +106,13 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		pos := positionIDs(b, seq)
 		pemb := b.Embedding("wpe", pos, wpe)
 		h = b.Add("add_positions", emb, pemb)
+		// create_causal_mask, after the embeddings are summed, checks for
+		// packed sequences when no cache is passed — and always under eager
+		// attention (measured: GPT-2 with checkpointing or eager attention
+		// does, SDPA with its cache does not).
+		if !g.useCache || g.eager {
+			findPackedSequenceIndices(b, g.batch, g.seq)
+		}
 		if g.eager {
 			// The additive mask, made before the embedding dropout, a local
 			// of GPT2Model.forward (measured).

@@ -243,24 +243,9 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 // runs first (transient int64 [B, S] buffers).
 func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 	b := l.b
-	bs := l.batch * l.seq
-	// find_packed_sequence_indices, line by line (measured): position_ids[:, :1] - 1;
-	// torch.diff with it prepended (a [B, S+1] cat, freed); (diff != 1).cumsum(-1)
-	// with its scan temporary; a check on the last column; its locals go as it
-	// returns.
-	b.Scoped("find_packed_sequence_indices", func() {
-		mk := func(kind, name string, dt spec.DType, shape []int64, in []spec.TensorID, temps ...spec.TensorSpec) spec.TensorID {
-			return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", dt, shape...)}, Temps: temps})[0]
-		}
-		first := mk("sub", "first_dummy", spec.Int64, []int64{l.batch, 1}, nil)
-		cat := mk("cat", "prepend", spec.Int64, []int64{l.batch, l.seq + 1}, []spec.TensorID{first})
-		diff := mk("diff", "diff", spec.Int64, []int64{l.batch, l.seq}, []spec.TensorID{cat})
-		ne := mk("ne", "ne", spec.Bool, []int64{l.batch, l.seq}, []spec.TensorID{diff})
-		cum := mk("cumsum", "cumsum", spec.Int64, []int64{l.batch, l.seq}, []spec.TensorID{ne}, spec.TS("scan", spec.Int64, bs))
-		b.Emit(spec.OpSpec{Kind: "check", Name: "check", Inputs: []spec.TensorID{cum}, NoGrad: true,
-			Temps: []spec.TensorSpec{spec.TS("eq", spec.Bool, l.batch), spec.TS("all", spec.Bool)}})
-		b.HoldUntilLastOp(first, diff, cum)
-	})
+	if !l.useCache || l.eager {
+		findPackedSequenceIndices(b, l.batch, l.seq)
+	}
 	out := map[int64]spec.TensorID{}
 	for _, w := range l.window {
 		if _, ok := out[w]; ok {

@@ -59,3 +59,25 @@ func causalLMLoss(b *spec.Builder, logits, labels spec.TensorID) spec.TensorID {
 	})
 	return loss
 }
+
+// findPackedSequenceIndices is masking_utils.find_packed_sequence_indices,
+// which create_causal_mask runs on the batch's position ids before it
+// builds (or skips) a mask, line by line (measured in Llama and GPT-2
+// traces): position_ids[:, :1] - 1; torch.diff with it prepended (a
+// [B, S+1] cat, freed); (diff != 1).cumsum(-1) with its scan temporary; a
+// check on the last column; its locals go as it returns.
+func findPackedSequenceIndices(b *spec.Builder, batch, seq int64) {
+	b.Scoped("find_packed_sequence_indices", func() {
+		mk := func(kind, name string, dt spec.DType, shape []int64, in []spec.TensorID, temps ...spec.TensorSpec) spec.TensorID {
+			return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", dt, shape...)}, Temps: temps})[0]
+		}
+		first := mk("sub", "first_dummy", spec.Int64, []int64{batch, 1}, nil)
+		cat := mk("cat", "prepend", spec.Int64, []int64{batch, seq + 1}, []spec.TensorID{first})
+		diff := mk("diff", "diff", spec.Int64, []int64{batch, seq}, []spec.TensorID{cat})
+		ne := mk("ne", "ne", spec.Bool, []int64{batch, seq}, []spec.TensorID{diff})
+		cum := mk("cumsum", "cumsum", spec.Int64, []int64{batch, seq}, []spec.TensorID{ne}, spec.TS("scan", spec.Int64, batch*seq))
+		b.Emit(spec.OpSpec{Kind: "check", Name: "check", Inputs: []spec.TensorID{cum}, NoGrad: true,
+			Temps: []spec.TensorSpec{spec.TS("eq", spec.Bool, batch), spec.TS("all", spec.Bool)}})
+		b.HoldUntilLastOp(first, diff, cum)
+	})
+}
