@@ -165,7 +165,8 @@ const zeroBlock int32 = -1
 // concurrent use.
 type Allocator struct {
 	cfg      Config
-	maxSplit int64 // MaxSplitSize, or MaxInt64 when unlimited
+	divs     divisionTable // cfg's roundup_power2_divisions by size range
+	maxSplit int64         // MaxSplitSize, or MaxInt64 when unlimited
 	expVirt  int64 // virtual size of an expandable segment
 
 	small, large blockPool
@@ -191,7 +192,7 @@ type Allocator struct {
 // New returns an empty allocator. It does not check cfg; call
 // Config.Validate for PyTorch's own checks.
 func New(cfg Config) *Allocator {
-	a := &Allocator{cfg: cfg, maxSplit: math.MaxInt64, addrs: newAddressSpace(),
+	a := &Allocator{cfg: cfg, divs: cfg.divisionTable(), maxSplit: math.MaxInt64, addrs: newAddressSpace(),
 		blocks: make([]block, 1, 256), segs: make([]expSegment, 1), live: make([]int32, 1, 256)}
 	if cfg.MaxSplitSize > 0 {
 		a.maxSplit = cfg.MaxSplitSize
@@ -217,10 +218,16 @@ func (a *Allocator) Config() Config { return a.cfg }
 // RoundSize is PyTorch's round_size: the block size a request of size bytes
 // occupies before any unsplit remainder is added.
 func RoundSize(size int64, cfg Config) int64 {
+	divs := cfg.divisionTable()
+	return divs.roundSize(size)
+}
+
+// roundSize is RoundSize with the divisions resolved once.
+func (t *divisionTable) roundSize(size int64) int64 {
 	if size < MinBlockSize {
 		return MinBlockSize
 	}
-	if d := cfg.divisions(size); d > 1 && size > MinBlockSize*d {
+	if d := t.of(size); d > 1 && size > MinBlockSize*d {
 		return roundupPower2NextDivision(size, d)
 	}
 	return (size + MinBlockSize - 1) / MinBlockSize * MinBlockSize
@@ -230,14 +237,28 @@ func RoundSize(size int64, cfg Config) int64 {
 // apart (PyTorch's kRoundUpPowerOfTwoIntervals: 1 MiB to 64 GiB).
 const RoundupIntervals = 16
 
-// divisions is roundup_power2_divisions for a request of size bytes
-// (CUDAAllocatorConfig::roundup_power2_divisions).
-func (c Config) divisions(size int64) int64 {
-	if c.RoundupPower2DivisionsBySize == ([RoundupIntervals]int{}) {
-		return int64(c.RoundupPower2Divisions)
+// divisionTable is roundup_power2_divisions for each size range, the
+// single value copied into every range when no list is set.
+type divisionTable [RoundupIntervals]int64
+
+// divisionTable resolves the configuration's divisions once, so rounding a
+// request reads one entry.
+func (c Config) divisionTable() divisionTable {
+	var t divisionTable
+	for i := range t {
+		if c.RoundupPower2DivisionsBySize == ([RoundupIntervals]int{}) {
+			t[i] = int64(c.RoundupPower2Divisions)
+		} else {
+			t[i] = int64(c.RoundupPower2DivisionsBySize[i])
+		}
 	}
-	i := min(max(bits.Len64(uint64(size))-1-20, 0), RoundupIntervals-1)
-	return int64(c.RoundupPower2DivisionsBySize[i])
+	return t
+}
+
+// of is roundup_power2_divisions for a request of size bytes
+// (CUDAAllocatorConfig::roundup_power2_divisions).
+func (t *divisionTable) of(size int64) int64 {
+	return t[min(max(bits.Len64(uint64(size))-1-20, 0), RoundupIntervals-1)]
 }
 
 func roundupPower2NextDivision(size, divisions int64) int64 {
@@ -293,7 +314,7 @@ func (a *Allocator) Malloc(size int64, stream Stream) (BlockID, error) {
 		return 0, &OOMError{Requested: size, AllocSize: size, Reserved: a.st.Reserved,
 			Allocated: a.st.Allocated, Capacity: a.cfg.Capacity, Stream: stream}
 	}
-	rounded := RoundSize(size, a.cfg)
+	rounded := a.divs.roundSize(size)
 	p := params{size: rounded, stream: stream, pool: &a.large, allocSize: AllocationSize(rounded)}
 	if rounded <= SmallSize {
 		p.pool = &a.small
