@@ -174,10 +174,14 @@ func (s *sim) execOp(i int, recompute bool) error {
 	op := &s.g.Ops[i]
 	s.curOp, s.curSuffix = op.Name, ""
 	hold := s.train && !op.NoGrad && (recompute || !s.checkpointed(op))
-	if !op.ExtraAfterOutputs {
-		if err := s.allocExtra(op); err != nil {
+	for _, id := range op.Temps[:op.TempsFirst] {
+		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
 		}
+	}
+	before := len(op.Extra) - op.ExtraAfter
+	if err := s.allocExtra(op.Extra[:before]); err != nil {
+		return err
 	}
 	for _, id := range op.Outputs {
 		st := s.storage(id)
@@ -201,10 +205,8 @@ func (s *sim) execOp(i int, recompute bool) error {
 			s.holds[id]++
 		}
 	}
-	if op.ExtraAfterOutputs {
-		if err := s.allocExtra(op); err != nil {
-			return err
-		}
+	if err := s.allocExtra(op.Extra[before:]); err != nil {
+		return err
 	}
 	call := gemmForward
 	if recompute {
@@ -213,7 +215,7 @@ func (s *sim) execOp(i int, recompute bool) error {
 	if err := s.matmulWorkspaces(op, call); err != nil {
 		return err
 	}
-	for _, id := range op.Temps {
+	for _, id := range op.Temps[op.TempsFirst:] {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
 		}
@@ -232,10 +234,10 @@ func (s *sim) execOp(i int, recompute bool) error {
 	return nil
 }
 
-// allocExtra makes what op keeps besides its outputs (statistics, masks,
+// allocExtra makes what an op keeps besides its outputs (statistics, masks,
 // logsumexp).
-func (s *sim) allocExtra(op *spec.Op) error {
-	for _, id := range op.Extra {
+func (s *sim) allocExtra(extra []spec.TensorID) error {
+	for _, id := range extra {
 		if err := s.alloc(id, spec.RoleSaved); err != nil {
 			return err
 		}

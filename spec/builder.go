@@ -216,8 +216,15 @@ type OpSpec struct {
 	// ReduceAfterTemps frees the op's own backward temps before its
 	// reduction temps (Op.ReduceAfterTemps).
 	ReduceAfterTemps bool
-	// ExtraAfterOutputs makes Extra after the outputs (Op.ExtraAfterOutputs).
-	ExtraAfterOutputs bool
+	// ExtraAfter counts the last Extra made after the outputs
+	// (Op.ExtraAfter).
+	ExtraAfter int
+	// NoGradExtra lists the Extra (by index) the kernel makes even when the
+	// op keeps nothing for a backward — in inference, or under no_grad:
+	// they become temporaries, made where the extra would be and freed
+	// when the op returns (layer_norm's mean and rstd; cuDNN attention's
+	// philox seed and offset, but not its logsumexp).
+	NoGradExtra []int
 	// ReduceTemps counts the last BackwardTemps that are the engine's
 	// reduction of a broadcast gradient (Op.ReduceTemps).
 	ReduceTemps int
@@ -259,7 +266,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 	}
 	idx := len(b.g.Ops)
 	name := b.Path(s.Name)
-	op := Op{Name: name, Kind: s.Kind, Layer: b.layer, Block: b.block, Inputs: s.Inputs, Params: s.Params, Matmul: s.Matmul, NoGrad: s.NoGrad || !b.Train(), Flow: s.Flow, ExtraAfterOutputs: s.ExtraAfterOutputs}
+	op := Op{Name: name, Kind: s.Kind, Layer: b.layer, Block: b.block, Inputs: s.Inputs, Params: s.Params, Matmul: s.Matmul, NoGrad: s.NoGrad || !b.Train(), Flow: s.Flow}
 	if op.Layer == "" {
 		op.Layer = name
 	}
@@ -278,7 +285,12 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.Saved = b.carveIDs(len(s.Saved) + len(s.SaveOut) + len(s.SaveExtra))
 		op.BackwardTemps = b.carveIDs(len(s.BackwardTemps))
 	}
-	op.Temps = b.carveIDs(len(s.Temps))
+	keepsExtra := b.Train() && !op.NoGrad && reqGrad
+	if keepsExtra {
+		op.Temps = b.carveIDs(len(s.Temps))
+	} else {
+		op.Temps = b.carveIDs(len(s.Temps) + len(s.NoGradExtra))
+	}
 	mk := func(ts TensorSpec, role Role, suffix string) TensorID {
 		if ts.Name != "" {
 			suffix = ts.Name
@@ -301,15 +313,18 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.Outputs = append(op.Outputs, id)
 	}
 	if b.Train() && !op.NoGrad {
-		for _, ts := range s.Extra {
-			op.Extra = append(op.Extra, mk(ts, RoleSaved, "extra"))
-		}
-		op.Saved = append(op.Saved, s.Saved...)
-		for _, i := range s.SaveOut {
-			op.Saved = append(op.Saved, op.Outputs[i])
-		}
-		for _, i := range s.SaveExtra {
-			op.Saved = append(op.Saved, op.Extra[i])
+		if keepsExtra {
+			op.ExtraAfter = min(s.ExtraAfter, len(s.Extra))
+			for _, ts := range s.Extra {
+				op.Extra = append(op.Extra, mk(ts, RoleSaved, "extra"))
+			}
+			op.Saved = append(op.Saved, s.Saved...)
+			for _, i := range s.SaveOut {
+				op.Saved = append(op.Saved, op.Outputs[i])
+			}
+			for _, i := range s.SaveExtra {
+				op.Saved = append(op.Saved, op.Extra[i])
+			}
 		}
 		for _, ts := range s.BackwardTemps {
 			op.BackwardTemps = append(op.BackwardTemps, mk(ts, RoleTemporary, "bwd_tmp"))
@@ -332,11 +347,24 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.ReduceAfterTemps = s.ReduceAfterTemps
 		if !reqGrad {
 			op.Saved = nil
-			op.Extra = nil
 			op.BackwardTemps = nil
 			op.BackwardTempsFreedBy = nil
 			op.BackwardTempsFirst, op.ReduceAfterTemps = 0, false
 			op.ReduceTemps = 0
+		}
+	}
+	if !keepsExtra {
+		// The extras the kernel makes anyway: those before the outputs
+		// lead the temporaries, the rest follow the outputs.
+		for _, before := range []bool{true, false} {
+			for _, i := range s.NoGradExtra {
+				if (i < len(s.Extra)-s.ExtraAfter) == before {
+					op.Temps = append(op.Temps, mk(s.Extra[i], RoleTemporary, "extra"))
+					if before {
+						op.TempsFirst++
+					}
+				}
+			}
 		}
 	}
 	for _, ts := range s.Temps {

@@ -168,9 +168,14 @@ type Op struct {
 	// InputGradsReversed: the backward computes its input gradients last
 	// input first (mul's generated backward: other, then self).
 	InputGradsReversed bool `json:"input_grads_reversed,omitempty"`
-	// ExtraAfterOutputs: the forward makes its Extra after its outputs
-	// (attention kernels' logsumexp, layer_norm's statistics).
-	ExtraAfterOutputs bool `json:"extra_after_outputs,omitempty"`
+	// ExtraAfter counts the last Extra the forward makes after its outputs
+	// (attention kernels' logsumexp, layer_norm's statistics); the others
+	// come before them (cuDNN attention's philox seed and offset).
+	ExtraAfter int `json:"extra_after,omitempty"`
+	// TempsFirst counts the leading Temps the forward makes before its
+	// outputs: extras the kernel makes even when nothing is saved, where
+	// they come first (cuDNN attention's philox seed and offset).
+	TempsFirst int `json:"temps_first,omitempty"`
 	// BackwardTempsFirst counts the leading BackwardTemps the backward makes
 	// before the input gradients: conv's contiguous copy of the output
 	// gradient; one expression's inner terms (pow's grad · (n · x.pow(n − 1))).

@@ -418,9 +418,9 @@ func (b *Builder) LayerNorm(name string, x, w, bias TensorID) TensorID {
 			params = append(params, p)
 		}
 	}
-	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params, ExtraAfterOutputs: true,
+	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params, ExtraAfter: 2,
 		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
-		Extra:   []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)},
+		Extra:   []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)}, NoGradExtra: []int{0, 1},
 		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0, 1}})[0]
 }
 
@@ -501,7 +501,7 @@ func (b *Builder) BatchNorm2d(name string, x, w, bias, runMean, runVar TensorID)
 	switch {
 	case b.Train():
 		// cuDNN's reserve space is a 0-byte tensor here: no allocation.
-		s.Extra, s.SaveExtra, s.ExtraAfterOutputs = stats, []int{0, 1}, true
+		s.Extra, s.SaveExtra, s.ExtraAfter = stats, []int{0, 1}, 2
 	case native:
 		s.Temps = stats
 	}
@@ -616,7 +616,7 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout
 		noGrad = append(noGrad, 3)
 	}
 	// The fused kernels make their output before the logsumexp (measured).
-	spec := OpSpec{Kind: "sdpa_" + backend.String(), Name: name, Inputs: in, NoGradInputs: noGrad, ExtraAfterOutputs: backend != SDPAMath,
+	spec := OpSpec{Kind: "sdpa_" + backend.String(), Name: name, Inputs: in, NoGradInputs: noGrad,
 		Outputs: []TensorSpec{TS("out", b.DType(q), bsz, heads, s, d)},
 		Saved:   saved, SaveOut: []int{0}}
 	switch backend {
@@ -627,12 +627,13 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout
 			spec.Extra = append(spec.Extra, TS("philox_seed", Int64), TS("philox_offset", Int64))
 			spec.SaveExtra = append(spec.SaveExtra, 1, 2)
 		}
+		spec.ExtraAfter = len(spec.Extra)
 		spec.BackwardTemps, spec.BackwardTempsFreedBy = efficientBackwardTemps(bsz, heads, s, d)
 	case SDPACuDNN, SDPAFlash:
 		// As SDPACausal's cuDNN call: philox seed and offset, the output,
 		// the logsumexp, a 256-byte scratch (measured in GPT-2 bf16).
 		spec.Extra = []TensorSpec{TS("philox_seed", Int64), TS("philox_offset", Int64), TS("logsumexp", FP32, bsz, heads, s, 1)}
-		spec.SaveExtra = []int{0, 1, 2}
+		spec.SaveExtra, spec.ExtraAfter, spec.NoGradExtra = []int{0, 1, 2}, 1, []int{0, 1}
 		spec.Temps = []TensorSpec{TS("scratch", UInt8, 256)}
 		// One workspace: the fp32 dQ accumulator, the softmax sums and 256
 		// bytes (measured in GPT-2's bf16 backward: 25,559,296 B at

@@ -353,7 +353,7 @@ func (b *Builder) SDPACausal(name string, q, k, v TensorID, dropout float64) Ten
 	if gqa {
 		ws += bsz * heads * s * d * 4
 	}
-	return b.Emit(OpSpec{Kind: "sdpa_cudnn", Name: name, Inputs: []TensorID{q, k, v}, ExtraAfterOutputs: true,
+	return b.Emit(OpSpec{Kind: "sdpa_cudnn", Name: name, Inputs: []TensorID{q, k, v}, ExtraAfter: 1, NoGradExtra: []int{0, 1},
 		Outputs: []TensorSpec{TS("out", dt, bsz, heads, s, d)},
 		Extra:   []TensorSpec{TS("philox_seed", Int64), TS("philox_offset", Int64), TS("logsumexp", FP32, bsz, heads, s, 1)},
 		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}, SaveExtra: []int{0, 1, 2},

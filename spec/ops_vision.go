@@ -475,7 +475,7 @@ func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) Te
 	qs := b.Shape(q)
 	bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
 	dt := b.DType(q)
-	spec := OpSpec{Name: name, Inputs: []TensorID{q, k, v}, ExtraAfterOutputs: true,
+	spec := OpSpec{Name: name, Inputs: []TensorID{q, k, v}, ExtraAfter: 1,
 		Outputs: []TensorSpec{TS("out", dt, bsz, heads, s, d)},
 		Saved:   []TensorID{q, k, v}, SaveOut: []int{0}}
 	bhs4 := bsz * heads * s * 4
@@ -488,7 +488,7 @@ func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) Te
 	default:
 		spec.Kind = "sdpa_cudnn"
 		spec.Extra = []TensorSpec{TS("philox_seed", Int64), TS("philox_offset", Int64), TS("logsumexp", FP32, bsz, heads, s, 1)}
-		spec.SaveExtra = []int{0, 1, 2}
+		spec.SaveExtra, spec.NoGradExtra = []int{0, 1, 2}, []int{0, 1}
 		spec.Temps = []TensorSpec{TS("scratch", UInt8, 256)}
 		spec.BackwardTemps = []TensorSpec{TS("workspace", UInt8, bsz*heads*s*d*4+bhs4+256)}
 	}
