@@ -219,6 +219,9 @@ type OpSpec struct {
 	// ExtraAfter counts the last Extra made after the outputs
 	// (Op.ExtraAfter).
 	ExtraAfter int
+	// TempsFirst counts the leading Temps made before the outputs
+	// (Op.TempsFirst).
+	TempsFirst int
 	// NoGradExtra lists the Extra (by index) the kernel makes even when the
 	// op keeps nothing for a backward — in inference, or under no_grad:
 	// they become temporaries, made where the extra would be and freed
@@ -353,22 +356,28 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			op.ReduceTemps = 0
 		}
 	}
-	if !keepsExtra {
-		// The extras the kernel makes anyway: those before the outputs
-		// lead the temporaries, the rest follow the outputs.
-		for _, before := range []bool{true, false} {
+	// The temporaries made before the outputs lead: the extras the kernel
+	// makes anyway (saving nothing) that come before them, then the
+	// op's own; those after the outputs follow in the same order.
+	first := min(s.TempsFirst, len(s.Temps))
+	for _, before := range []bool{true, false} {
+		if !keepsExtra {
 			for _, i := range s.NoGradExtra {
 				if (i < len(s.Extra)-s.ExtraAfter) == before {
 					op.Temps = append(op.Temps, mk(s.Extra[i], RoleTemporary, "extra"))
-					if before {
-						op.TempsFirst++
-					}
 				}
 			}
 		}
-	}
-	for _, ts := range s.Temps {
-		op.Temps = append(op.Temps, mk(ts, RoleTemporary, "tmp"))
+		temps := s.Temps[first:]
+		if before {
+			temps = s.Temps[:first]
+		}
+		for _, ts := range temps {
+			op.Temps = append(op.Temps, mk(ts, RoleTemporary, "tmp"))
+		}
+		if before {
+			op.TempsFirst = len(op.Temps)
+		}
 	}
 	b.g.Ops = append(b.g.Ops, op)
 	return op.Outputs

@@ -388,7 +388,10 @@ func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 		qsc := b.Scale("scale_q", q)
 		ones := b.Emit(OpSpec{Kind: "ones", Name: "ones", NoGrad: true, Outputs: []TensorSpec{TS("out", Bool, s, s)}})[0]
 		tril := b.Emit(OpSpec{Kind: "tril", Name: "tril", Inputs: []TensorID{ones}, NoGrad: true, Outputs: []TensorSpec{TS("out", Bool, s, s)}})[0]
-		mask := b.Emit(OpSpec{Kind: "causal_mask", Name: "causal_mask", Inputs: []TensorID{tril}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, s, s)}})[0]
+		// where(tril, 0, -inf): both scalars become 0-d tensors on the GPU
+		// before the mask is made (measured).
+		mask := b.Emit(OpSpec{Kind: "causal_mask", Name: "causal_mask", Inputs: []TensorID{tril}, NoGrad: true, Outputs: []TensorSpec{TS("out", dt, s, s)},
+			Temps: []TensorSpec{TS("zero", dt), TS("neg_inf", dt)}, TempsFirst: 2})[0]
 		krep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_k", Inputs: []TensorID{k}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
 		vrep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_v", Inputs: []TensorID{v}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
 		ksc := b.Scale("scale_k", krep)
@@ -396,7 +399,7 @@ func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 		att := b.Matmul("bmm_qk", qcopy, ksc, scores)
 		att = b.Emit(OpSpec{Kind: "add_", Name: "add_mask", Inputs: []TensorID{att, mask}, NoGradInputs: []int{1}, Outputs: []TensorSpec{TS("out", dt, scores...)}, AliasOut: []int{0}, Flow: GradPassThrough})[0]
 		p := b.Emit(OpSpec{Kind: "softmax", Name: "softmax", Inputs: []TensorID{att}, Outputs: []TensorSpec{TS("out", dt, scores...)}, SaveOut: []int{0},
-			Temps: []TensorSpec{TS("all_masked", Bool, scores...)}, BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", dt, scores...)}})[0]
+			Temps: safeSoftmaxTemps(dt, scores), BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", dt, scores...)}})[0]
 		out = b.Matmul("bmm_pv", p, vrep, full)
 		b.HoldUntilLastOp(qsc, krep, mask)
 	})
@@ -410,4 +413,13 @@ func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 // gradients, the incoming one freed).
 func (b *Builder) MathOutputCopy(name string, x TensorID, shape ...int64) TensorID {
 	return b.Emit(OpSpec{Kind: "clone", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}})[0]
+}
+
+// safeSoftmaxTemps are the temporaries of _safe_softmax (the math SDPA's
+// softmax, PyTorch 2.11), made after its output: which scores are -inf
+// (bool, the scores' shape), which rows are all -inf (bool [..., 1]), and
+// the 0-d zero that where() puts in those rows (measured in Llama and Qwen2
+// fp32 runs, training and inference).
+func safeSoftmaxTemps(dt DType, scores []int64) []TensorSpec {
+	return []TensorSpec{TS("all_masked", Bool, scores...), TS("masked_rows", Bool, withLast(scores, 1)...), TS("zero", dt)}
 }

@@ -134,9 +134,10 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		})
 		b.SetLayer("transformer.ln_f")
 		h = b.LayerNorm("ln_f", h, lnfW, lnfB)
-		// inputs_embeds, position_embeds and the mask are locals of
-		// GPT2Model.forward.
-		b.HoldUntilLastOp(emb, pemb, g.mask)
+		// inputs_embeds, position_ids, position_embeds and the mask are
+		// locals of GPT2Model.forward (position_ids shows in inference; in
+		// training wpe's backward holds it longer).
+		b.HoldUntilLastOp(emb, pos, pemb, g.mask)
 	})
 	b.SetLayer("lm_head")
 	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
