@@ -419,9 +419,10 @@ func (b *Builder) LayerNorm(name string, x, w, bias TensorID) TensorID {
 		}
 	}
 	return b.Emit(OpSpec{Kind: "layer_norm", Name: name, Inputs: []TensorID{x}, Params: params, ExtraAfter: 2,
-		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
-		Extra:   []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)}, NoGradExtra: []int{0, 1},
-		Saved:   append([]TensorID{x}, params...), SaveExtra: []int{0, 1}})[0]
+		Outputs:     []TensorSpec{TS("out", b.DType(x), shape...)},
+		Extra:       []TensorSpec{TS("mean", FP32, stat...), TS("rstd", FP32, stat...)},
+		NoGradExtra: []int{0, 1},
+		Saved:       append([]TensorID{x}, params...), SaveExtra: []int{0, 1}})[0]
 }
 
 // RMSNorm is torch.nn.RMSNorm (fused when dtypes match): saves input, weight

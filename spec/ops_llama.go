@@ -369,7 +369,7 @@ func (b *Builder) SDPACausal(name string, q, k, v TensorID, dropout float64) Ten
 // k and v repeated to H heads (v saved), kᵀ scaled by √scale (saved), then
 // matmul's copy of the scaled q — it is laid out [B, S, H, D], as the
 // projection's transpose left it, so folding it to [B·H, S, D] copies
-// (saved) — the fp32 scores [B, H, S, S] (the mask added in place; freed
+// (saved; at batch 1 the fold is a view) — the fp32 scores [B, H, S, S] (the mask added in place; freed
 // after the softmax), the softmax (saved) with its bool guard, and probs·v.
 // The autograd engine runs the newest nodes first, so in the backward the
 // scaled kᵀ's gradient is made before the repeats are summed, and q's scale
@@ -395,7 +395,12 @@ func (b *Builder) SDPAMathGQA(name string, q, k, v TensorID) TensorID {
 		krep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_k", Inputs: []TensorID{k}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
 		vrep := b.Emit(OpSpec{Kind: "repeat_interleave", Name: "repeat_v", Inputs: []TensorID{v}, Outputs: []TensorSpec{TS("out", dt, full...)}})[0]
 		ksc := b.Scale("scale_k", krep)
-		qcopy := b.Contiguous("q_fold", qsc, full...)
+		qcopy := qsc
+		if bsz > 1 {
+			// At batch 1 the fold to [H, S, D] is a view bmm takes as it
+			// is (measured: no copy in Mistral fp32 at batch 1).
+			qcopy = b.Contiguous("q_fold", qsc, full...)
+		}
 		att := b.Matmul("bmm_qk", qcopy, ksc, scores)
 		att = b.Emit(OpSpec{Kind: "add_", Name: "add_mask", Inputs: []TensorID{att, mask}, NoGradInputs: []int{1}, Outputs: []TensorSpec{TS("out", dt, scores...)}, AliasOut: []int{0}, Flow: GradPassThrough})[0]
 		p := b.Emit(OpSpec{Kind: "softmax", Name: "softmax", Inputs: []TensorID{att}, Outputs: []TensorSpec{TS("out", dt, scores...)}, SaveOut: []int{0},

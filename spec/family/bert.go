@@ -156,9 +156,9 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 			e = b.Add("add_position", e, pex)
 			e = b.LayerNorm("LayerNorm", e, embLnW, embLnB)
 			h = b.Dropout("dropout", e, hdrop)
-			// inputs_embeds, token_type_embeddings and position_embeddings are
-			// locals of BertEmbeddings.forward.
-			b.HoldUntilLastOp(word, tte, pe)
+			// token_type_ids, inputs_embeds, token_type_embeddings and
+			// position_embeddings are locals of BertEmbeddings.forward.
+			b.HoldUntilLastOp(tt, word, tte, pe)
 		})
 		embOut = h
 		// The layers are alike: Repeat writes the copies after the first four.

@@ -107,10 +107,10 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		pemb := b.Embedding("wpe", pos, wpe)
 		h = b.Add("add_positions", emb, pemb)
 		// create_causal_mask, after the embeddings are summed, checks for
-		// packed sequences when no cache is passed — and always under eager
-		// attention (measured: GPT-2 with checkpointing or eager attention
-		// does, SDPA with its cache does not).
-		if !g.useCache || g.eager {
+		// packed sequences when no cache is passed (_preprocess_mask_arguments;
+		// measured: GPT-2 with checkpointing, which turns the cache off,
+		// does; with its cache, SDPA or eager, it does not).
+		if !g.useCache {
 			findPackedSequenceIndices(b, g.batch, g.seq)
 		}
 		if g.eager {

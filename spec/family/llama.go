@@ -83,9 +83,11 @@ type llama struct {
 	window []int64
 }
 
-// llamaLayer holds one decoder layer's parameters.
+// llamaLayer holds one decoder layer's parameters and its sliding window
+// (0: full causal attention).
 type llamaLayer struct {
 	inNorm, q, qb, k, kb, v, vb, o, ob, postNorm, gate, gateB, up, upB, down, downB spec.TensorID
+	window                                                                          int64
 }
 
 func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
@@ -163,6 +165,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		for i := range layers {
 			b.Scoped(fmt.Sprintf("layers.%d", i), func() {
 				p := &layers[i]
+				p.window = l.window[i]
 				p.q, p.qb = b.Param("self_attn.q_proj.weight", []int64{qDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.q_proj.bias", qDim)
 				p.k, p.kb = b.Param("self_attn.k_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.k_proj.bias", kvDim)
 				p.v, p.vb = b.Param("self_attn.v_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.v_proj.bias", kvDim)
@@ -240,10 +243,10 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 // a window ≤ seq_len materialises a bool [1, 1, S, S] mask (expanded to the
 // batch without a copy). Eager attention always gets an additive
 // [B, 1, S, S] mask in the embeddings' dtype. find_packed_sequence_indices
-// runs first (transient int64 [B, S] buffers).
+// runs first when no cache is passed (transient int64 [B, S] buffers).
 func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 	b := l.b
-	if !l.useCache || l.eager {
+	if !l.useCache {
 		findPackedSequenceIndices(b, l.batch, l.seq)
 	}
 	out := map[int64]spec.TensorID{}
@@ -350,6 +353,13 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 			// both copies (measured: the rotated key goes after the
 			// value's copy).
 			k0, v0 := k, v
+			if p.window > 0 {
+				// A sliding-window cache layer keeps its window as a 0-d
+				// int64 tensor, made at its first update (measured).
+				win := b.Emit(spec.OpSpec{Kind: "tensor", Name: "cache_sliding_window", NoGrad: true,
+					Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64)}})[0]
+				b.T(win).Cached = true
+			}
 			k = b.CacheCopy("cache_keys", k, false)
 			v = b.CacheCopy("cache_values", v, false)
 			b.HoldUntilLastOp(k0, v0)
