@@ -604,13 +604,15 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout
 			// new tensor per call — of the mask's shape as SDPA sees it,
 			// expanded to the batch (measured: [B, 1, S, S] from a [1, 1, S, S]
 			// sliding-window mask) — made before the kernel, which keeps it
-			// as its bias for backward.
+			// as its bias for backward; where()'s two scalars become 0-d
+			// tensors on the GPU first (measured).
 			ms := slices.Clone(b.Shape(mask))
 			if len(ms) == 4 {
 				ms[0] = bsz
 			}
 			mask = b.Emit(OpSpec{Kind: "convert_boolean_attn_mask", Name: name + ".additive_mask", Inputs: []TensorID{mask}, NoGrad: true,
-				Outputs: []TensorSpec{TS("out", b.DType(q), ms...)}})[0]
+				Outputs: []TensorSpec{TS("out", b.DType(q), ms...)},
+				Temps:   []TensorSpec{TS("zero", b.DType(q)), TS("neg_inf", b.DType(q))}, TempsFirst: 2})[0]
 			saved = append(saved, mask)
 		}
 		in = append(in, mask)

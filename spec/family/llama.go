@@ -2,6 +2,7 @@ package family
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memplan/memplan/spec"
 )
@@ -81,6 +82,10 @@ type llama struct {
 	attnDrop                       float64
 	// window is the sliding window of each layer (0: full causal attention).
 	window []int64
+	// maskWindows are the windows LlamaModel.forward makes a mask for, in
+	// order (0: the full causal mask); Qwen2 makes the full one even when
+	// every layer slides.
+	maskWindows []int64
 }
 
 // llamaLayer holds one decoder layer's parameters and its sliding window
@@ -119,6 +124,14 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	// HF turns the cache off when training with gradient checkpointing.
 	l.useCache = c.Bool("use_cache") && !(train && t.ActivationCheckpointing)
 	l.window = c.slidingWindows(v.class, l.layers)
+	for _, w := range l.window {
+		if !slices.Contains(l.maskWindows, w) {
+			l.maskWindows = append(l.maskWindows, w)
+		}
+	}
+	if v.class == "Qwen2Config" && !slices.Contains(l.maskWindows, 0) {
+		l.maskWindows = append([]int64{0}, l.maskWindows...)
+	}
 	if c.err == nil && l.headDim%2 != 0 {
 		key := "head_dim"
 		if _, ok := m.Config[key]; !ok {
@@ -205,7 +218,16 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 			b.SetLayer("model." + name)
 			var out spec.TensorID
 			b.BeginBlock()
-			b.Scoped(name, func() { out = l.decoderLayer(in, layers[i], cos, sin, masks[l.window[i]]) })
+			b.Scoped(name, func() {
+				if train && t.ActivationCheckpointing {
+					// The layer is called with position_ids, which it does
+					// not read: a checkpoint keeps its arguments for the
+					// recompute all the same (measured: position_ids goes
+					// with cos and sin in the first layer's recompute).
+					b.Emit(spec.OpSpec{Kind: "checkpoint_args", Name: "args", Inputs: []spec.TensorID{pos}, NoGrad: true})
+				}
+				out = l.decoderLayer(in, layers[i], cos, sin, masks[l.window[i]])
+			})
 			b.EndBlock()
 			// The caller's hidden_states holds the layer input until the layer
 			// returns (under checkpointing the checkpoint keeps it anyway).
@@ -242,35 +264,41 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 // for full attention and for windows longer than the sequence (is_causal);
 // a window ≤ seq_len materialises a bool [1, 1, S, S] mask (expanded to the
 // batch without a copy). Eager attention always gets an additive
-// [B, 1, S, S] mask in the embeddings' dtype. find_packed_sequence_indices
-// runs first when no cache is passed (transient int64 [B, S] buffers).
+// [B, 1, S, S] mask in the embeddings' dtype. Each mask's creation runs
+// find_packed_sequence_indices first when no cache is passed (transient
+// int64 [B, S] buffers; measured twice in Qwen2 with full and sliding
+// layers).
 func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 	b := l.b
-	if !l.useCache {
-		findPackedSequenceIndices(b, l.batch, l.seq)
-	}
 	out := map[int64]spec.TensorID{}
-	for _, w := range l.window {
-		if _, ok := out[w]; ok {
-			continue
+	for _, w := range l.maskWindows {
+		if !l.useCache {
+			findPackedSequenceIndices(b, l.batch, l.seq)
 		}
 		switch {
 		case l.eager:
 			out[w] = eagerCausalMask(b, fmt.Sprintf("causal_mask_w%d", w), b.DType(emb), l.batch, l.seq)
 		case w > 0 && l.seq >= w:
-			// masking_utils evaluates and_masks(sliding window, causal) on
-			// [S, S] index grids: the window's inner mask, its and, then the
-			// causal mask and the final and (measured: four [S, S] bool
-			// buffers, the inner and the causal freed as each and is made).
+			// masking_utils' sdpa_mask makes its index tensors, then
+			// evaluates and_masks(sliding window, causal) on [S, S] grids:
+			// a 0-d true to start from; the window's inner mask (through an
+			// int64 [S] of the query positions less the window, freed once
+			// compared); its and; the causal mask and the final and — each
+			// and freeing what it combined (measured: Mistral with a
+			// 300-token window).
 			b.Scoped(fmt.Sprintf("sliding_window_mask_w%d", w), func() {
+				indices := sdpaMaskIndices(b, l.batch, l.seq)
+				grid := []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, l.seq, l.seq)}
 				mk := func(kind, name string, in ...spec.TensorID) spec.TensorID {
-					return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true,
-						Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, l.seq, l.seq)}})[0]
+					return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true, Outputs: grid})[0]
 				}
-				window := mk("sliding_window_overlay", "inner_mask")
-				and1 := mk("and_mask", "and_window", window)
-				causal := mk("causal_mask_function", "causal")
+				start := b.Emit(spec.OpSpec{Kind: "new_ones", Name: "start", NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool)}})[0]
+				window := b.Emit(spec.OpSpec{Kind: "sliding_window_overlay", Name: "inner_mask", Inputs: indices, NoGrad: true, Outputs: grid,
+					Temps: []spec.TensorSpec{spec.TS("q_less_window", spec.Int64, l.seq)}, TempsFirst: 1})[0]
+				and1 := mk("and_mask", "and_window", start, window)
+				causal := mk("causal_mask_function", "causal", indices...)
 				out[w] = mk("and_mask", "and_causal", and1, causal)
+				b.HoldUntilLastOp(indices...)
 			})
 		default:
 			out[w] = spec.NoTensor
