@@ -191,12 +191,16 @@ func (s *sim) execOp(i int, recompute bool) error {
 		if err := s.alloc(id, s.roleFor(id)); err != nil {
 			return err
 		}
-		// A recompute runs in its own autocast region (its casts are not
-		// cached past it); the Python locals it makes are let go by the op
-		// that releases them or, past its stop at the block's last saver,
-		// at the stop (recompute).
-		if s.g.Tensors[id].Cached && !recompute {
+		// A recompute runs in its own autocast region, which caches its
+		// casts until the recompute ends (measured: GPT-2's fp16 bias
+		// casts go together as it stops); the Python locals it makes are
+		// let go by the op that releases them or, past its stop at the
+		// block's last saver, at the stop (recompute).
+		if s.g.Tensors[id].Cached {
 			s.holds[id]++
+			if recompute {
+				s.recomputeCasts = append(s.recomputeCasts, id)
+			}
 		}
 		if s.g.Tensors[id].HeldUntil >= 0 {
 			s.holds[id]++
@@ -488,13 +492,19 @@ func (s *sim) recompute(b int) error {
 	}
 	// The stop unwinds the block's frames: their locals go (measured: a
 	// GPT-2 block's attn_output, held to the block's end, is freed after
-	// the recompute's last saver, the MLP's dropout).
+	// the recompute's last saver, the MLP's dropout), and the autocast
+	// region's cache with them.
 	for _, st := range s.lv.unwind[b] {
 		if s.isLive[st] && s.holds[st] > 0 {
 			s.holds[st]--
 			s.maybeFree(st)
 		}
 	}
+	for _, id := range s.recomputeCasts {
+		s.holds[id]--
+		s.maybeFree(id)
+	}
+	s.recomputeCasts = s.recomputeCasts[:0]
 	return nil
 }
 
