@@ -653,14 +653,16 @@ func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout
 // the H200 (PyTorch 2.11), the CUDA kernel makes two x-sized buffers: the
 // first (the unreduced loss) stays allocated for as long as the returned
 // scalar does — the scalar is modelled as living in its storage — and the
-// second is freed before it returns; the backward is one fused kernel
-// writing x's gradient.
+// second is freed before it returns, after the mean's staging buffer and
+// semaphores when it spreads over several blocks (SumStagingInner: 500 +
+// 4 B for 1,024,000 elements, none for 64,000); the backward is one fused
+// kernel writing x's gradient.
 func (b *Builder) MSELoss(name string, x, y TensorID) TensorID {
 	x = b.fp32In(x, name+".input_cast")
 	op := OpSpec{Kind: "mse_loss", Name: name, Inputs: []TensorID{x, y}, NoGradInputs: []int{1},
 		Outputs: []TensorSpec{TS("out", b.DType(x), scalarShape...)}, Saved: []TensorID{x, y},
 		Extra: []TensorSpec{TS("unreduced", b.DType(x), b.Shape(x)...)},
-		Temps: []TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)}}
+		Temps: append([]TensorSpec{TS("diff", b.DType(x), b.Shape(x)...)}, stagingSpecs(SumStagingInner(b.T(x).Numel(), 1))...)}
 	out := b.Emit(op)[0]
 	if b.err == nil {
 		if ex := b.g.Ops[len(b.g.Ops)-1].Extra; len(ex) == 1 {
