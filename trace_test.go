@@ -440,6 +440,8 @@ var smallPoolLiningUp = []string{
 	"custom-mlp-tiny-fp32-adam-b16",
 	"custom-transformer-amp-bf16-adamw-b16",
 	"custom-transformer-bf16-adamw-b32",
+	"custom-transformer-fp32-adamw-b8",
+	"custom-transformer-fp32-adamw-ckpt-b8",
 	"gpt2-amp-adamw-ckpt-b16-s512",
 	"gpt2-amp-bf16-adamw-eager-b4",
 	"gpt2-amp-bf16-adamw-fused-b16-expandable",
