@@ -650,7 +650,7 @@ func (s *sim) backwardOp(i int) error {
 	out, made, products := sc.out[:0], sc.made[:0], sc.products[:0]
 	defer func() { sc.out, sc.made, sc.products = out, made, products }()
 	if op.BackwardTempsFirst > 0 {
-		if err := s.backwardTemps(i, s.checkpointed(op) && s.recomputed[op.Block], 0, op.BackwardTempsFirst); err != nil {
+		if err := s.backwardTemps(i, s.checkpointed(op) && s.recomputed[op.Block], 0, op.BackwardTempsFirst, &made); err != nil {
 			return err
 		}
 	}
@@ -681,7 +681,7 @@ func (s *sim) backwardOp(i int) error {
 		}
 		sc.order = order
 		if op.WeightGradFirst {
-			if err := s.makeParamGrads(op, &made); err != nil {
+			if err := s.makeParamGrads(op.Params[:len(op.Params)-op.ReducedParams], &made); err != nil {
 				return err
 			}
 			slices.Reverse(order)
@@ -710,7 +710,7 @@ func (s *sim) backwardOp(i int) error {
 		}
 	}
 	if !op.WeightGradFirst || op.Flow != spec.GradNew {
-		if err := s.makeParamGrads(op, &made); err != nil {
+		if err := s.makeParamGrads(op.Params[:len(op.Params)-op.ReducedParams], &made); err != nil {
 			return err
 		}
 	}
@@ -723,7 +723,7 @@ func (s *sim) backwardOp(i int) error {
 	// the engine releases the node's variables, after its incoming
 	// gradients.
 	recomputed := s.checkpointed(op) && s.recomputed[op.Block]
-	if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps)); err != nil {
+	if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps), &made); err != nil {
 		return err
 	}
 	if s.wsAfter != nil { // nothing was allocated
@@ -775,23 +775,18 @@ func (s *sim) backwardOp(i int) error {
 }
 
 // backwardTemps makes op i's backward temporaries from..to-1 in order,
-// freeing those a later one consumes (Op.BackwardTempsFreedBy); before the
-// reduction staging (ReduceTemps) a recomputed op's saved tensors go, and
-// with Op.ReduceAfterTemps the op's own temps.
-func (s *sim) backwardTemps(i int, recomputed bool, from, to int) error {
+// freeing those a later one consumes (Op.BackwardTempsFreedBy); the
+// reduction (startReduction) comes before its staging (ReduceTemps), or
+// after the last temporary when it needs none.
+func (s *sim) backwardTemps(i int, recomputed bool, from, to int, made *[]madeGrad) error {
 	op := &s.g.Ops[i]
 	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
 	to = min(to, len(op.BackwardTemps))
 	for k := from; k < to; k++ {
 		id := op.BackwardTemps[k]
-		if k == reduceFrom && recomputed {
-			s.releaseSaved(i)
-		}
-		if k == reduceFrom && op.ReduceAfterTemps {
-			for j := reduceFrom - 1; j >= 0; j-- {
-				if !tempFreedEarly(op, j) {
-					s.free(op.BackwardTemps[j])
-				}
+		if k == reduceFrom {
+			if err := s.startReduction(i, recomputed, made); err != nil {
+				return err
 			}
 		}
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
@@ -806,7 +801,32 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int) error {
 			}
 		}
 	}
+	if to == len(op.BackwardTemps) && reduceFrom == to && op.ReducedParams > 0 {
+		return s.startReduction(i, recomputed, made)
+	}
 	return nil
+}
+
+// startReduction is where the engine takes over from op i's backward
+// function to sum its broadcast gradients: a recomputed op's saved tensors
+// were unpacked into the function's locals and die as it returns; with
+// Op.ReduceAfterTemps the op's own temps go; then the reduced parameters'
+// gradients are made (Op.ReducedParams; measured: an RMSNorm weight's
+// gradient after its grad·input product).
+func (s *sim) startReduction(i int, recomputed bool, made *[]madeGrad) error {
+	op := &s.g.Ops[i]
+	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
+	if recomputed {
+		s.releaseSaved(i)
+	}
+	if op.ReduceAfterTemps {
+		for j := reduceFrom - 1; j >= 0; j-- {
+			if !tempFreedEarly(op, j) {
+				s.free(op.BackwardTemps[j])
+			}
+		}
+	}
+	return s.makeParamGrads(op.Params[len(op.Params)-op.ReducedParams:], made)
 }
 
 // tempFreedEarly reports whether backward temp k of op is freed as a later
@@ -839,10 +859,10 @@ type madeGrad struct {
 	block allocator.BlockID
 }
 
-// makeParamGrads makes the gradients of op's parameters, in order, appending
-// them to made.
-func (s *sim) makeParamGrads(op *spec.Op, made *[]madeGrad) error {
-	for _, p := range op.Params {
+// makeParamGrads makes the gradients of params, in order, appending them to
+// made.
+func (s *sim) makeParamGrads(params []spec.TensorID, made *[]madeGrad) error {
+	for _, p := range params {
 		blk, err := s.paramGrad(p)
 		if err != nil {
 			return err

@@ -231,6 +231,9 @@ type OpSpec struct {
 	// ReduceTemps counts the last BackwardTemps that are the engine's
 	// reduction of a broadcast gradient (Op.ReduceTemps).
 	ReduceTemps int
+	// ReducedParams counts the last Params whose gradients the reduction
+	// makes (Op.ReducedParams).
+	ReducedParams int
 	// Saved names saved inputs/params by id.
 	Saved []TensorID
 	// SaveOut and SaveExtra name saved outputs and extras by index.
@@ -345,6 +348,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			}
 		}
 		op.ReduceTemps = s.ReduceTemps
+		op.ReducedParams = min(s.ReducedParams, len(op.Params))
 		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
 		op.BackwardTempsFirst = s.BackwardTempsFirst
 		op.ReduceAfterTemps = s.ReduceAfterTemps
@@ -353,7 +357,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			op.BackwardTemps = nil
 			op.BackwardTempsFreedBy = nil
 			op.BackwardTempsFirst, op.ReduceAfterTemps = 0, false
-			op.ReduceTemps = 0
+			op.ReduceTemps, op.ReducedParams = 0, 0
 		}
 	}
 	// The temporaries made before the outputs lead: the extras the kernel

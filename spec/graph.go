@@ -137,6 +137,12 @@ type Op struct {
 	// the sum that reduces a broadcast gradient (a Linear's bias, a norm's
 	// weight) to its input's shape (validate_outputs' sum_to).
 	ReduceTemps int `json:"reduce_temps,omitempty"`
+	// ReducedParams counts the last Params whose gradients that reduction
+	// makes — the sum of a broadcast product (an RMSNorm weight's, a
+	// Linear's bias) — after the backward's own temporaries, right before
+	// the reduction's staging, where the others come with the function's
+	// output.
+	ReducedParams int `json:"reduced_params,omitempty"`
 	// GradInputs are the gradients the backward produces for Inputs that require
 	// grad, aligned with Inputs (NoTensor where none flows).
 	GradInputs []TensorID `json:"grad_inputs,omitempty"`

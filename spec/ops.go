@@ -159,6 +159,9 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transpose
 	// buffer (SumStaging) — a Linear's bias and a GPT-2 Conv1D's alike
 	// (measured: [8192, 768] → 50331648 B, [8192, 3072] → 138412032 B,
 	// [8192, 2304] → 139198464 B in GPT-2's backward).
+	if bias != NoTensor && len(params) > 0 && params[len(params)-1] == bias {
+		op.ReducedParams = 1
+	}
 	if bias != NoTensor && (len(op.GradInputs) > 0 || len(op.Params) > 0) {
 		for _, ts := range stagingTemps(rows(out), out[len(out)-1]) {
 			id := b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)

@@ -239,7 +239,7 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 		staging := stagingTemps(rows(ns), ns[len(ns)-1])
 		temps = append(temps, staging...)
 		out = b.Emit(OpSpec{Kind: "mul", Name: "mul_weight", Inputs: []TensorID{n}, Params: []TensorID{w},
-			Outputs: []TensorSpec{TS("out", odt, ns...)}, Saved: []TensorID{w, n}, BackwardTemps: temps, ReduceTemps: len(staging)})[0]
+			Outputs: []TensorSpec{TS("out", odt, ns...)}, Saved: []TensorID{w, n}, BackwardTemps: temps, ReduceTemps: len(staging), ReducedParams: 1})[0]
 		b.HoldUntilLastOp(variance, hn)
 	})
 	return out

@@ -71,7 +71,14 @@ func causalLMLoss(b *spec.Builder, logits, labels spec.TensorID) spec.TensorID {
 	b.Scoped("loss", func() {
 		f := b.Cast("float", logits, spec.FP32)
 		padded := b.Emit(spec.OpSpec{Kind: "pad", Name: "pad_labels", Inputs: []spec.TensorID{labels}, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, bsz, seq+1)}})[0]
-		shifted := b.Emit(spec.OpSpec{Kind: "clone", Name: "shift_labels", Inputs: []spec.TensorID{padded}, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, bsz*seq)}})[0]
+		// labels[..., 1:].contiguous() copies, except at batch 1 where the
+		// slice already is contiguous: a view that keeps the padded labels
+		// for as long as the loss saves it (measured).
+		shift := spec.OpSpec{Kind: "clone", Name: "shift_labels", Inputs: []spec.TensorID{padded}, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, bsz*seq)}}
+		if bsz == 1 {
+			shift.Kind, shift.AliasOut = "slice", []int{0}
+		}
+		shifted := b.Emit(shift)[0]
 		flat := b.View("flatten", f, bsz*seq, vocab)
 		loss = b.CrossEntropy("cross_entropy", flat, shifted)
 		// ForCausalLMLoss rebinds labels to the padded copy, a local until
@@ -96,7 +103,14 @@ func findPackedSequenceIndices(b *spec.Builder, batch, seq int64) {
 		cat := mk("cat", "prepend", spec.Int64, []int64{batch, seq + 1}, []spec.TensorID{first})
 		diff := mk("diff", "diff", spec.Int64, []int64{batch, seq}, []spec.TensorID{cat})
 		ne := mk("ne", "ne", spec.Bool, []int64{batch, seq}, []spec.TensorID{diff})
-		cum := mk("cumsum", "cumsum", spec.Int64, []int64{batch, seq}, []spec.TensorID{ne}, spec.TS("scan", spec.Int64, batch*seq))
+		scan := []spec.TensorSpec{spec.TS("scan", spec.Int64, batch*seq)}
+		if batch == 1 {
+			// A one-row scan goes to cub, whose temporary storage comes
+			// after the int64 copy (measured: 1279 B at 64 and 4096
+			// positions; batches of more rows use ATen's own scan).
+			scan = append(scan, spec.TS("cub_scan", spec.UInt8, 1279))
+		}
+		cum := mk("cumsum", "cumsum", spec.Int64, []int64{batch, seq}, []spec.TensorID{ne}, scan...)
 		b.Emit(spec.OpSpec{Kind: "check", Name: "check", Inputs: []spec.TensorID{cum}, NoGrad: true,
 			Temps: []spec.TensorSpec{spec.TS("eq", spec.Bool, batch), spec.TS("all", spec.Bool)}})
 		b.HoldUntilLastOp(first, diff, cum)
