@@ -55,6 +55,7 @@ package estimate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/memplan/memplan/estimate/allocator"
@@ -313,24 +314,81 @@ func (ps *parallelSim) allocBuckets(order []spec.TensorID, limits []int64) error
 }
 
 // forwardStart runs before the first op of a forward: DDP's bucket rebuild
-// (second forward), FSDP2's root unshard.
+// (second forward) and buffer broadcast, FSDP2's root unshard.
 func (ps *parallelSim) forwardStart() error {
 	s := ps.s
-	if ps.ddp() && !ps.rebuilt && len(ps.readyOrder) > 0 {
-		ps.rebuilt = true
-		s.curOp, s.curSuffix = "DDP bucket rebuild", ""
-		if s.iteration == ps.readyIteration {
-			// Their all-reduce is not reaped yet (see the top of the file).
-			ps.stale = ps.buckets
-		} else {
-			ps.releaseBuckets(ps.buckets, "")
+	if ps.ddp() {
+		if !ps.rebuilt && len(ps.readyOrder) > 0 {
+			ps.rebuilt = true
+			s.curOp, s.curSuffix = "DDP bucket rebuild", ""
+			if s.iteration == ps.readyIteration {
+				// Their all-reduce is not reaped yet (see the top of the file).
+				ps.stale = ps.buckets
+			} else {
+				ps.releaseBuckets(ps.buckets, "")
+			}
+			ps.buckets, ps.bucketBytes = nil, nil
+			if err := ps.allocBuckets(ps.readyOrder, []int64{firstBucketBytes, ps.p.BucketCapBytes()}); err != nil {
+				return err
+			}
 		}
-		ps.buckets, ps.bucketBytes = nil, nil
-		return ps.allocBuckets(ps.readyOrder, []int64{firstBucketBytes, ps.p.BucketCapBytes()})
+		return ps.syncBuffers()
 	}
 	if ps.units != nil {
 		s.curOp, s.curSuffix = "FSDP root pre-forward", ""
 		return ps.preForward(ps.root)
+	}
+	return nil
+}
+
+// bufferBroadcastGroupBytes is the size of DDP's buffer broadcast groups
+// (broadcast_bucket_size, 250 MiB).
+const bufferBroadcastGroupBytes = 250 << 20
+
+// syncBuffers is DDP's broadcast of the module's buffers from rank 0 before
+// every forward (broadcast_buffers, on by default): c10d's take_tensors
+// groups them by dtype, closing a group once it reaches 250 MiB, and each
+// group is flattened into one copy that is broadcast and freed once copied
+// back (measured: Llama's two bf16 rotary buffers, one 128-byte request at
+// the start of every forward). The open groups are taken in the order of
+// their dtype's first buffer.
+func (ps *parallelSim) syncBuffers() error {
+	s := ps.s
+	isParam := make(map[spec.TensorID]bool, len(s.g.Params))
+	for _, p := range s.g.Params {
+		isParam[p] = true
+	}
+	type group struct {
+		dt    spec.DType
+		bytes int64
+	}
+	var done, open []group
+	for _, id := range s.g.Resident {
+		t := &s.g.Tensors[id]
+		if isParam[id] || t.Role != spec.RoleParameter || t.Bytes == 0 {
+			continue
+		}
+		k := slices.IndexFunc(open, func(g group) bool { return g.dt == t.DType })
+		if k < 0 {
+			open = append(open, group{dt: t.DType})
+			k = len(open) - 1
+		}
+		open[k].bytes += t.Bytes
+		if open[k].bytes >= bufferBroadcastGroupBytes {
+			done = append(done, open[k])
+			open[k].bytes = 0
+		}
+	}
+	s.curOp, s.curSuffix = "DDP buffer broadcast", ""
+	for _, g := range append(done, open...) {
+		if g.bytes == 0 {
+			continue
+		}
+		blk, err := ps.malloc("DDP buffer broadcast ", g.dt.String(), g.bytes, spec.RoleCollective, streamDefault)
+		if err != nil {
+			return err
+		}
+		ps.release("DDP buffer broadcast ", g.dt.String(), blk, spec.RoleCollective)
 	}
 	return nil
 }
