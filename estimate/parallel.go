@@ -427,6 +427,14 @@ func (ps *parallelSim) copyOut(u *fsdpUnit) error {
 		}
 		u.unsharded[k] = blk
 	}
+	// split_with_sizes_copy from the all-gather output into them: its
+	// packed launch metadata, freed once the copy is queued.
+	meta := spec.SplitCopyMetadataBytes(u.shard, ps.n)
+	blk, err := ps.malloc("FSDP copy-out metadata: ", u.name, meta, spec.RoleCollective, streamDefault)
+	if err != nil {
+		return err
+	}
+	ps.release("FSDP copy-out metadata: ", u.name, blk, spec.RoleCollective)
 	return nil
 }
 
@@ -553,6 +561,19 @@ func (ps *parallelSim) postBackward(ui int) error {
 	if err != nil {
 		return err
 	}
+	// The copy-in (torch._chunk_cat into it): its packed launch metadata,
+	// freed once the copy is queued.
+	var chunks []int64
+	for k, p := range u.params {
+		if s.paramGrads[p] != noBlock {
+			chunks = append(chunks, u.shard[k])
+		}
+	}
+	meta, err := ps.malloc("FSDP copy-in metadata: ", u.name, spec.ChunkCatMetadataBytes(chunks), spec.RoleCollective, streamDefault)
+	if err != nil {
+		return err
+	}
+	ps.release("FSDP copy-in metadata: ", u.name, meta, spec.RoleCollective)
 	// foreach_reduce clears its list of unsharded gradients after the
 	// copy-in, but a loop over them before that leaves the last one in a
 	// local until it returns, after the sharded gradient is made (measured:

@@ -8,12 +8,65 @@ package spec
 // shared/validation/h200/inspect/tinyllama-bf16-adamw-b4 and
 // testdata/measured/h200/llama-small-*).
 
+import "math"
+
 // sm90 launch constants that size CUDA reductions' staging buffers
 // (H100/H200: 132 SMs, 2048 resident threads per SM).
 const (
 	reduceSMs          = 132
 	reduceThreadsPerSM = 2048
 )
+
+// SplitCopyMetadataBytes is the device metadata ATen's fast path for
+// split_with_sizes_copy (TensorShape.cu) packs and copies to the GPU before
+// its kernel: the destination and source addresses and the chunk size of
+// each split, a split index per block of its jagged grid and the blocks'
+// running sum, 8 bytes each. splitBytes are the splits' chunk sizes in
+// bytes and chunks the rows they repeat over; a block copies 2048 bytes per
+// iteration and iterates more when the grid would pass twice the threads
+// the GPU holds. FSDP2's copy-out runs it over the all-gather output, one
+// row per rank (measured: GPT-2 over two ranks, 30,928 B for the root unit
+// and 28,120 B for a block).
+func SplitCopyMetadataBytes(splitBytes []int64, chunks int64) int64 {
+	const blockBytes = 128 * 16 // BLOCK_SIZE threads × BYTES_PER_THREAD
+	if len(splitBytes) == 0 || chunks <= 0 {
+		return 0
+	}
+	blocks := int64(0)
+	for _, b := range splitBytes {
+		blocks += ceilDiv(b, blockBytes)
+	}
+	maxBlocks := int64(reduceSMs * reduceThreadsPerSM / 128 * 2)
+	iterFactor := ceilDiv(blocks*chunks, maxBlocks)
+	chunksPerBlock := min(int64(math.Ceil(math.Sqrt(float64(iterFactor)))), chunks)
+	itersPerChunk := ceilDiv(iterFactor, chunksPerBlock)
+	grid := int64(0)
+	for _, b := range splitBytes {
+		grid += ceilDiv(b, blockBytes*itersPerChunk)
+	}
+	n := int64(len(splitBytes))
+	return 8 * (3*n + grid + n + 1)
+}
+
+// ChunkCatMetadataBytes is the device metadata of ATen's _chunk_cat on
+// contiguous tensors (FSDP2's reduce-scatter copy-in): per tensor its
+// source address, byte offset, first block, size, padded chunk size and
+// block count, a tensor index per block (one per 2048 bytes of its padded
+// chunk) and two running sums, 8 bytes each. padChunkBytes are the tensors'
+// padded chunk sizes, one rank's share (measured: GPT-2 over two ranks,
+// 307,920 B for the root unit and 55,984 B for a block — one per-tensor
+// vector more than the source read for this port, which PyTorch 2.11 packs).
+func ChunkCatMetadataBytes(padChunkBytes []int64) int64 {
+	if len(padChunkBytes) == 0 {
+		return 0
+	}
+	n := int64(len(padChunkBytes))
+	blocks := int64(0)
+	for _, b := range padChunkBytes {
+		blocks += ceilDiv(b, 128*16)
+	}
+	return 8 * (6*n + 2 + blocks)
+}
 
 // lastPow2 is ATen's last_pow2: the largest power of two ≤ n (at least 1).
 func lastPow2(n int64) int64 {
