@@ -491,6 +491,7 @@ var smallPoolLiningUp = []string{
 	"gpt2-medium-amp-bf16-adamw-fused-b8-expandable",
 	"gpt2-medium-fp32-adamw-b4",
 	"gpt2-tiny-bf16-sgd-ckpt-b2-s64",
+	"gpt2-tiny-fp32-adamw-b4-s128",
 	"llama-hd64-bias-amp-bf16-adamw-b4-s1024",
 	"llama-small-amp-bf16-adamw-b4",
 	"llama-small-amp-bf16-adamw-ckpt-b16-s2048",

@@ -196,7 +196,9 @@ func (b *Builder) embedding(name string, idx, w TensorID, expanded bool) TensorI
 	s := OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
 		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx}}
 	if expanded {
-		s.Temps = []TensorSpec{TS("index_contiguous", Int64, n)}
+		// index_select copies the indices before it makes its output
+		// (measured in BERT).
+		s.Temps, s.TempsFirst = []TensorSpec{TS("index_contiguous", Int64, n)}, 1
 		s.BackwardTemps = []TensorSpec{TS("index_contiguous", Int64, n)}
 	}
 	if n > 3072 {
@@ -570,8 +572,9 @@ func PickSDPA(dt DType, hasMask bool) SDPABackend {
 // attention's backward in fp32 (_efficient_attention_backward, after dq, dk,
 // dv): the fp32 kernel does not compute delta itself, so it is
 // (grad_out · out).sum(-1).transpose(-2, -1).contiguous() — a [B, S, H, d]
-// product freed once summed, the [B, S, H] sum freed once copied, the
-// [B, H, S] delta — then the kernel's workspace, which accumulates dq in
+// product and the [B, S, H] sum, temporaries of one C++ expression that go
+// once the [B, H, S] delta is copied (measured in BERT-tiny, where all
+// three are in the small pool) — then the kernel's workspace, which accumulates dq in
 // fp32: per batch and head, one (64·64 + 4)-float tile for each 64 queries
 // and 64 head dims (measured on the H200 at d = 64 for S = 128, 197, 512,
 // 1024: 16,400 B per query block).
@@ -582,7 +585,7 @@ func efficientBackwardTemps(bsz, heads, s, d int64) ([]TensorSpec, []int) {
 		TS("delta_sum", FP32, bsz, s, heads),
 		TS("delta", FP32, bsz, heads, s),
 		TS("workspace", UInt8, tiles*(64*64+4)*4),
-	}, []int{1, 2, 0, 0}
+	}, []int{2, 2, 0, 0}
 }
 
 // SDPA is F.scaled_dot_product_attention on q, k, v of shape [B, H, S, d]
