@@ -430,6 +430,8 @@ var smallPoolLiningUp = []string{
 	"bert-fp32-adamw-b8",
 	"bert-fp32-adamw-ckpt-b16-s256",
 	"bert-fp32-sgd-mom-b16-s512-maxsplit256",
+	"bert-large-amp-bf16-adamw-b8-s256",
+	"bert-tiny-fp32-adamw-b8-s128",
 	"custom-convnet-amp-fp16-sgd-b128",
 	"custom-convnet-bf16-adamw-b64-img96",
 	"custom-convnet-fp32-sgd-b64",

@@ -196,10 +196,11 @@ func (b *Builder) embedding(name string, idx, w TensorID, expanded bool) TensorI
 	s := OpSpec{Kind: "embedding", Name: name, Inputs: []TensorID{idx}, Params: []TensorID{w}, NoGradInputs: []int{0},
 		Outputs: []TensorSpec{TS("out", b.DType(w), shape...)}, Saved: []TensorID{idx}}
 	if expanded {
-		// index_select copies the indices before it makes its output
-		// (measured in BERT).
+		// index_select copies the indices before it makes its output, and
+		// the backward copies them again before the gradient (measured in
+		// BERT).
 		s.Temps, s.TempsFirst = []TensorSpec{TS("index_contiguous", Int64, n)}, 1
-		s.BackwardTemps = []TensorSpec{TS("index_contiguous", Int64, n)}
+		s.BackwardTemps, s.BackwardTempsFirst = []TensorSpec{TS("index_contiguous", Int64, n)}, 1
 	}
 	if n > 3072 {
 		temps, freedBy := sortedEmbeddingBackwardTemps(n, b.Shape(w)[0], b.Shape(w)[1], b.DType(w))
