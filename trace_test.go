@@ -548,6 +548,7 @@ var smallPoolLiningUp = []string{
 	"mlp10m-fp32-adam-forloop-b64",
 	"mlp10m-fp32-adamw-fused-b64",
 	"mlp10m-fp32-sgd-b64",
+	"qwen2-small-amp-bf16-adamw-ckpt-b4",
 	"qwen2-small-amp-bf16-sgd-b8-s512-expandable",
 	"qwen2-small-amp-fp16-adamw-b4-s1024",
 	"qwen2-small-bf16-adam-b6-s640",
@@ -626,5 +627,6 @@ var smallPoolLiningUp = []string{
 	"vit-large-bf16-sgd-b8",
 	"vit-small-amp-bf16-adamw-b64",
 	"vit-small-fp32-infer-b200-img160",
+	"vit-tiny-amp-bf16-adamw-b8",
 	"wide-resnet50-fp32-adamw-b16",
 }

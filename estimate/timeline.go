@@ -691,8 +691,8 @@ func (s *sim) backwardOp(i int) error {
 		}
 		for _, k := range order {
 			gid := op.GradInputs[k]
-			if gid == spec.NoTensor {
-				continue
+			if gid == spec.NoTensor || k >= len(op.Inputs)-op.ReducedInputs {
+				continue // none, or the reduction's (startReduction)
 			}
 			if k < len(op.GradProducts) && op.GradProducts[k] != spec.NoTensor {
 				if err := s.alloc(op.GradProducts[k], spec.RoleTemporary); err != nil {
@@ -726,6 +726,8 @@ func (s *sim) backwardOp(i int) error {
 	if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps), &made); err != nil {
 		return err
 	}
+	out = append(out, sc.reduced...)
+	sc.reduced = sc.reduced[:0]
 	if s.wsAfter != nil { // nothing was allocated
 		s.wsAfter = nil
 		if err := s.matmulWorkspaces(op, gemmBackward); err != nil {
@@ -801,7 +803,7 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int, made *[]madeGr
 			}
 		}
 	}
-	if to == len(op.BackwardTemps) && reduceFrom == to && op.ReducedParams > 0 {
+	if to == len(op.BackwardTemps) && reduceFrom == to && op.ReducedParams+op.ReducedInputs > 0 {
 		return s.startReduction(i, recomputed, made)
 	}
 	return nil
@@ -810,9 +812,10 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int, made *[]madeGr
 // startReduction is where the engine takes over from op i's backward
 // function to sum its broadcast gradients: a recomputed op's saved tensors
 // were unpacked into the function's locals and die as it returns; with
-// Op.ReduceAfterTemps the op's own temps go; then the reduced parameters'
-// gradients are made (Op.ReducedParams; measured: an RMSNorm weight's
-// gradient after its grad·input product).
+// Op.ReduceAfterTemps the op's own temps go; then the reduced inputs' and
+// parameters' gradients are made (Op.ReducedInputs, Op.ReducedParams;
+// measured: an RMSNorm weight's gradient after its grad·input product, an
+// autocast conv bias's after the weight pass's buffers go).
 func (s *sim) startReduction(i int, recomputed bool, made *[]madeGrad) error {
 	op := &s.g.Ops[i]
 	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
@@ -824,6 +827,15 @@ func (s *sim) startReduction(i int, recomputed bool, made *[]madeGrad) error {
 			if !tempFreedEarly(op, j) {
 				s.free(op.BackwardTemps[j])
 			}
+		}
+	}
+	for k := len(op.Inputs) - op.ReducedInputs; k < len(op.Inputs); k++ {
+		if k < len(op.GradInputs) && op.GradInputs[k] != spec.NoTensor {
+			b, err := s.newBuf(op.GradInputs[k])
+			if err != nil {
+				return err
+			}
+			s.bwd.reduced = append(s.bwd.reduced, pendingGrad{op.Inputs[k], b, k})
 		}
 	}
 	return s.makeParamGrads(op.Params[len(op.Params)-op.ReducedParams:], made)
@@ -849,7 +861,8 @@ type backwardScratch struct {
 	order    []int
 	out      []pendingGrad
 	made     []madeGrad
-	products []int // inputs whose gradient is first a product (GradProducts)
+	products []int         // inputs whose gradient is first a product (GradProducts)
+	reduced  []pendingGrad // inputs whose gradient the reduction made (startReduction)
 }
 
 // madeGrad is a parameter gradient a backward function made, to be

@@ -234,6 +234,9 @@ type OpSpec struct {
 	// ReducedParams counts the last Params whose gradients the reduction
 	// makes (Op.ReducedParams).
 	ReducedParams int
+	// ReducedInputs counts the last Inputs whose gradients the reduction
+	// makes (Op.ReducedInputs).
+	ReducedInputs int
 	// Saved names saved inputs/params by id.
 	Saved []TensorID
 	// SaveOut and SaveExtra name saved outputs and extras by index.
@@ -349,6 +352,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		}
 		op.ReduceTemps = s.ReduceTemps
 		op.ReducedParams = min(s.ReducedParams, len(op.Params))
+		op.ReducedInputs = min(s.ReducedInputs, len(op.Inputs))
 		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
 		op.BackwardTempsFirst = s.BackwardTempsFirst
 		op.ReduceAfterTemps = s.ReduceAfterTemps
@@ -357,7 +361,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 			op.BackwardTemps = nil
 			op.BackwardTempsFreedBy = nil
 			op.BackwardTempsFirst, op.ReduceAfterTemps = 0, false
-			op.ReduceTemps, op.ReducedParams = 0, 0
+			op.ReduceTemps, op.ReducedParams, op.ReducedInputs = 0, 0, 0
 		}
 	}
 	// The temporaries made before the outputs lead: the extras the kernel

@@ -143,6 +143,10 @@ type Op struct {
 	// the reduction's staging, where the others come with the function's
 	// output.
 	ReducedParams int `json:"reduced_params,omitempty"`
+	// ReducedInputs is ReducedParams for the last Inputs: a bias's autocast
+	// copy, whose gradient the engine (or the convolution's own sum) makes
+	// by the same reduction.
+	ReducedInputs int `json:"reduced_inputs,omitempty"`
 	// GradInputs are the gradients the backward produces for Inputs that require
 	// grad, aligned with Inputs (NoTensor where none flows).
 	GradInputs []TensorID `json:"grad_inputs,omitempty"`

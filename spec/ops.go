@@ -159,9 +159,7 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transpose
 	// buffer (SumStaging) — a Linear's bias and a GPT-2 Conv1D's alike
 	// (measured: [8192, 768] → 50331648 B, [8192, 3072] → 138412032 B,
 	// [8192, 2304] → 139198464 B in GPT-2's backward).
-	if bias != NoTensor && len(params) > 0 && params[len(params)-1] == bias {
-		op.ReducedParams = 1
-	}
+	op.ReducedParams, op.ReducedInputs = reducedBias(bias, in, params)
 	if bias != NoTensor && (len(op.GradInputs) > 0 || len(op.Params) > 0) {
 		for _, ts := range stagingTemps(rows(out), out[len(out)-1]) {
 			id := b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)
@@ -171,6 +169,20 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transpose
 		}
 	}
 	return outs[0]
+}
+
+// reducedBias says where a GEMM's or convolution's bias is among its
+// operands, for Op.ReducedParams and Op.ReducedInputs: a parameter, or under
+// autocast its cast, an input; it is the last of either.
+func reducedBias(bias TensorID, inputs, params []TensorID) (reducedParams, reducedInputs int) {
+	switch {
+	case bias == NoTensor:
+	case len(params) > 0 && params[len(params)-1] == bias:
+		reducedParams = 1
+	case len(inputs) > 0:
+		reducedInputs = 1
+	}
+	return reducedParams, reducedInputs
 }
 
 // Embedding is F.embedding (nn.Embedding's lookup): saves the indices. Its

@@ -369,6 +369,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 		}
 		s.BackwardTemps = append(s.BackwardTemps, red...)
 		s.ReduceTemps, s.ReduceAfterTemps = len(red), true
+		s.ReducedParams, s.ReducedInputs = reducedBias(bias, in, params)
 	}
 	y := b.Emit(s)[0]
 	if !inputGrad {
