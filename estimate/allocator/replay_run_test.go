@@ -80,70 +80,21 @@ func (rt runTrace) phaseAt(i int) string {
 }
 
 // replayRun rebuilds the allocator's state before the first step at the
-// measured addresses, then replays every allocation and free of the trace,
-// new segments taking the addresses the run's segments had. It returns ""
-// when every block lands where PyTorch's did, else the first difference.
+// measured addresses (newAddressReplay), then replays every allocation and
+// free of the trace, new segments taking the addresses the run's segments
+// had. It returns "" when every block lands where PyTorch's did, else the
+// first difference.
 func replayRun(t *testing.T, rt runTrace) string {
-	a := New(Config{})
-	var bases []int64
-	a.baseAddr = func(size int64) int64 {
-		if len(bases) == 0 {
-			return -1
-		}
-		b := bases[0]
-		bases = bases[1:]
-		return b
-	}
-	// The state before the step: each segment made whole at its address,
-	// then carved into its blocks (free ones held as placeholders until
-	// every segment is built, so that no carving lands elsewhere).
-	var placeholders []BlockID
-	for _, s := range rt.initial {
-		bases = append(bases, s.addr)
-		if !s.small {
-			whole, err := a.Malloc(s.size, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Free(whole); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, b := range s.blocks {
-			// A free stretch of a small segment can exceed what the small
-			// pool serves in one request: hold it in pieces.
-			for left := b.size; left > 0; {
-				n := left
-				if s.small && !b.allocated {
-					n = min(left, SmallSize)
-				}
-				id, err := a.Malloc(n, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !b.allocated {
-					placeholders = append(placeholders, id)
-				}
-				left -= n
-			}
-		}
-		if len(bases) != 0 {
-			return fmt.Sprintf("initial segment at %#x (%d bytes) was not made", s.addr, s.size)
-		}
-	}
-	for _, id := range placeholders {
-		if err := a.Free(id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if d := compareLayout(a, rt.initial); d != "" {
+	r := newAddressReplay(t, rt)
+	if d := compareLayout(r.a, rt.initial); d != "" {
 		return "rebuilding the state before the step: " + d
 	}
+	a := r.a
 	live := map[int64]BlockID{}
 	for i, e := range rt.events {
 		switch e.Action {
 		case "segment_alloc":
-			bases = append(bases, e.Addr)
+			r.bases = append(r.bases, e.Addr)
 		case "alloc":
 			id, err := a.Malloc(e.Size, Stream(e.Stream))
 			if err != nil {
@@ -153,9 +104,9 @@ func replayRun(t *testing.T, rt runTrace) string {
 			if b == nil {
 				continue
 			}
-			if b.addr != e.Addr || len(bases) != 0 {
+			if b.addr != e.Addr || len(r.bases) != 0 {
 				return fmt.Sprintf("event %d (%s): alloc %d went to %#x, PyTorch's to %#x (segments PyTorch made and the model did not: %d); free blocks of that size class: %s",
-					i, rt.phaseAt(i), e.Size, b.addr, e.Addr, len(bases), freeBlocksNear(a, b.size))
+					i, rt.phaseAt(i), e.Size, b.addr, e.Addr, len(r.bases), freeBlocksNear(a, b.size))
 			}
 			live[e.Addr] = id
 		case "free_requested":

@@ -27,7 +27,9 @@ func TestAddressModelDivergence(t *testing.T) {
 }
 
 // addressReplay is one allocator rebuilt from a run trace's initial
-// segments, naming segments by creation order.
+// segments at their measured addresses — each made whole, then carved into
+// its blocks, free ones held as placeholders until every segment is built
+// so that no carving lands elsewhere — naming segments by creation order.
 type addressReplay struct {
 	a      *Allocator
 	bases  []int64 // next segments' addresses; -1: the address model's
@@ -64,6 +66,8 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 			r.a.Free(whole)
 		}
 		for _, b := range s.blocks {
+			// A free stretch of a small segment can exceed what the small
+			// pool serves in one request: hold it in pieces.
 			for left := b.size; left > 0; {
 				n := left
 				if s.small && !b.allocated {
@@ -78,6 +82,9 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 				}
 				left -= n
 			}
+		}
+		if len(r.bases) != 0 {
+			t.Fatalf("initial segment at %#x (%d bytes) was not made", s.addr, s.size)
 		}
 	}
 	for _, id := range placeholders {
