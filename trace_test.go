@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +57,22 @@ func poolRequests(reqs []poolRequest, large bool) []poolRequest {
 // with (1: the first step, 2: the steady state).
 func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 	t.Helper()
+	reqs, iteration, ok := traceStepRequests(t, path, 0)
+	if !ok {
+		reqs, iteration, _ = traceStepRequests(t, path, -1)
+	}
+	return reqs, iteration
+}
+
+// traceStepRequests reads step `step` of a trace (marks named
+// <step>.<phase>_end; its events start after the previous step's last
+// mark), or with step -1 the whole of an older one-iteration trace. It
+// returns the requests, the estimate's iteration to compare them with (1
+// for the first step, 2 for any later one) and whether the trace has that
+// step. Blocks allocated before the step are tracked so that their frees
+// inside it count.
+func traceStepRequests(t *testing.T, path string, step int) ([]poolRequest, int, bool) {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -75,15 +90,24 @@ func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &head) != nil {
 		t.Fatalf("%s: no header line", path)
 	}
-	prefix, iteration := "0.", 1
-	if !slices.ContainsFunc(slices.Collect(maps.Keys(head.Marks)), func(k string) bool { return strings.HasPrefix(k, "0.") }) {
+	prefix, iteration := fmt.Sprintf("%d.", step), min(step+1, 2)
+	if step < 0 {
 		prefix, iteration = "", 2
 	}
-	end := -1
+	begin, end := -1, -1
 	for name, at := range head.Marks {
-		if strings.HasPrefix(name, prefix) && strings.HasSuffix(name, "_end") {
+		if !strings.HasSuffix(name, "_end") {
+			continue
+		}
+		if strings.HasPrefix(name, prefix) {
 			end = max(end, at)
 		}
+		if step > 0 && strings.HasPrefix(name, fmt.Sprintf("%d.", step-1)) {
+			begin = max(begin, at)
+		}
+	}
+	if end < 0 {
+		return nil, iteration, false
 	}
 	live := map[uint64]int64{}
 	var reqs []poolRequest
@@ -103,15 +127,63 @@ func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 		switch e.Action {
 		case "alloc":
 			live[e.Addr] = e.Size
-			reqs = append(reqs, poolRequest{true, e.Size})
+			if e.I > begin {
+				reqs = append(reqs, poolRequest{true, e.Size})
+			}
 		case "free_requested":
 			if size, ok := live[e.Addr]; ok {
 				delete(live, e.Addr)
-				reqs = append(reqs, poolRequest{false, size})
+				if e.I > begin {
+					reqs = append(reqs, poolRequest{false, size})
+				}
 			}
 		}
 	}
-	return reqs, iteration
+	return reqs, iteration, true
+}
+
+// TestRunTracesLineUpEveryStep holds every step of the whole-run traces
+// (testdata/measured/h200/runs: three steps each, from the state before
+// the first) to the estimate, both pools request for request: the first
+// step to the estimate's first iteration, the later ones to its steady
+// state.
+func TestRunTracesLineUpEveryStep(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/measured/h200/runs/*.run.trace.jsonl.gz")
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".run.trace.jsonl.gz")
+		examples, _ := filepath.Glob("examples/*/" + name + ".yaml")
+		if len(examples) == 0 {
+			t.Errorf("%s: no description", name)
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			r, err := estimateFile(examples[0], "", true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := 0
+			for step := 0; ; step++ {
+				measured, iteration, ok := traceStepRequests(t, path, step)
+				if !ok {
+					break
+				}
+				steps++
+				var est []poolRequest
+				for _, e := range r.Timeline {
+					if e.Iteration == iteration {
+						est = append(est, poolRequest{e.Action == estimate.ActionAlloc, e.Requested})
+					}
+				}
+				for _, large := range []bool{true, false} {
+					pool := map[bool]string{true: "large", false: "small"}[large]
+					comparePool(t, fmt.Sprintf("step %d, %s", step, pool), poolRequests(measured, large), poolRequests(est, large), true)
+				}
+			}
+			if steps < 3 {
+				t.Errorf("%d steps in the trace, want 3", steps)
+			}
+		})
+	}
 }
 
 // TestTracesLineUp holds the estimate's allocator requests to the measured
