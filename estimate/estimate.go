@@ -102,7 +102,7 @@ type sim struct {
 	// recomputeCasts are the autocast casts the running recompute has made:
 	// its autocast region caches them until the recompute ends.
 	recomputeCasts []spec.TensorID
-	lossSeed   spec.TensorID
+	lossSeed       spec.TensorID
 	// par is the process-group side of a per-rank estimate (parallel.go);
 	// nil for one rank.
 	par *parallelSim

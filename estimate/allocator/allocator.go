@@ -167,7 +167,7 @@ type Allocator struct {
 	cfg      Config
 	divs     divisionTable // cfg's roundup_power2_divisions by size range
 	maxSplit int64         // MaxSplitSize, or MaxInt64 when unlimited
-	expVirt  int64 // virtual size of an expandable segment
+	expVirt  int64         // virtual size of an expandable segment
 
 	small, large blockPool
 
