@@ -8,20 +8,28 @@ import (
 	"github.com/memplan/memplan/spec"
 )
 
-// resnetArch is one torchvision ResNet: its block type and blocks per stage.
+// resnetArch is one torchvision ResNet: its block type, blocks per stage
+// and, for the ResNeXt and Wide ResNet constructors, the groups and
+// width_per_group they fix (0: the caller's, default 1 and 64).
 type resnetArch struct {
-	bottleneck bool
-	layers     [4]int64
+	bottleneck    bool
+	layers        [4]int64
+	groups, width int64
 }
 
 // resnetArchs are the torchvision.models constructors memplan expands
 // (torchvision 0.26, models/resnet.py).
 var resnetArchs = map[string]resnetArch{
-	"resnet18":  {false, [4]int64{2, 2, 2, 2}},
-	"resnet34":  {false, [4]int64{3, 4, 6, 3}},
-	"resnet50":  {true, [4]int64{3, 4, 6, 3}},
-	"resnet101": {true, [4]int64{3, 4, 23, 3}},
-	"resnet152": {true, [4]int64{3, 8, 36, 3}},
+	"resnet18":         {false, [4]int64{2, 2, 2, 2}, 0, 0},
+	"resnet34":         {false, [4]int64{3, 4, 6, 3}, 0, 0},
+	"resnet50":         {true, [4]int64{3, 4, 6, 3}, 0, 0},
+	"resnet101":        {true, [4]int64{3, 4, 23, 3}, 0, 0},
+	"resnet152":        {true, [4]int64{3, 8, 36, 3}, 0, 0},
+	"resnext50_32x4d":  {true, [4]int64{3, 4, 6, 3}, 32, 4},
+	"resnext101_32x8d": {true, [4]int64{3, 4, 23, 3}, 32, 8},
+	"resnext101_64x4d": {true, [4]int64{3, 4, 23, 3}, 64, 4},
+	"wide_resnet50_2":  {true, [4]int64{3, 4, 6, 3}, 0, 128},
+	"wide_resnet101_2": {true, [4]int64{3, 4, 23, 3}, 0, 128},
 }
 
 // resnetDefaults are the keyword arguments of torchvision's ResNet that
@@ -51,12 +59,27 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 			return nil, v.Pos.Errorf("model.config.%s: torchvision.models.%s takes no such argument (allowed: %s)", k, name, strings.Join(knownKeys(defaults), ", "))
 		}
 	}
+	// The ResNeXt and Wide ResNet constructors set groups and
+	// width_per_group themselves (_ovewrite_named_param), refusing another
+	// value.
+	fixed := map[string]int64{}
+	if arch.groups > 0 {
+		defaults["groups"], fixed["groups"] = arch.groups, arch.groups
+	}
+	if arch.width > 0 {
+		defaults["width_per_group"], fixed["width_per_group"] = arch.width, arch.width
+	}
 	c := newConfig(m, "torchvision.models."+name, defaults)
 	classes := c.Int("num_classes")
 	c.Bool("zero_init_residual")
 	r := &resnet{groups: c.Int("groups"), width: c.Int("width_per_group")}
 	if c.err != nil {
 		return nil, c.err
+	}
+	for _, key := range []string{"groups", "width_per_group"} {
+		if want, ok := fixed[key]; ok && map[string]int64{"groups": r.groups, "width_per_group": r.width}[key] != want {
+			return nil, c.pos(key).Errorf("model.config.%s: torchvision.models.%s sets %s=%d itself (allowed: %d, or leave it out)", key, name, key, want, want)
+		}
 	}
 	if !arch.bottleneck && (r.groups != 1 || r.width != 64) {
 		return nil, c.pos("groups").Errorf("model.config: torchvision's BasicBlock (%s) supports only groups=1 and width_per_group=64", name)

@@ -46,6 +46,9 @@ func TestResNetParamCounts(t *testing.T) {
 	for arch, want := range map[string]int64{
 		"torchvision.resnet18": 11689512, "torchvision.resnet34": 21797672, "torchvision.resnet50": 25557032,
 		"torchvision.resnet101": 44549160, "torchvision.resnet152": 60192808,
+		"torchvision.resnext50_32x4d": 25028904, "torchvision.resnext101_32x8d": 88791336,
+		"torchvision.resnext101_64x4d": 83455272, "torchvision.wide_resnet50_2": 68883240,
+		"torchvision.wide_resnet101_2": 126886696,
 	} {
 		g := vbMust(t, arch, "", resnetTrain)
 		if got := g.ParamCount(); got != want {
@@ -130,6 +133,8 @@ func TestResNetInferenceAndErrors(t *testing.T) {
 		{"torchvision.resnet50", "dropout: 0.1", "takes no such argument"},
 		{"torchvision.resnet18", "groups: 2", "BasicBlock"},
 		{"torchvision.resnet50", "num_classes: 0", "positive integer"},
+		{"torchvision.resnext50_32x4d", "groups: 16", "sets groups=32 itself"},
+		{"torchvision.wide_resnet50_2", "width_per_group: 64", "sets width_per_group=128 itself"},
 	} {
 		if _, err := vbExpand(t, c.arch, c.cfg, resnetTrain); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s {%s}: error %v, want %q", c.arch, c.cfg, err, c.want)
