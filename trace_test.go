@@ -168,15 +168,9 @@ func TestRunTracesLineUpEveryStep(t *testing.T) {
 					break
 				}
 				steps++
-				var est []poolRequest
-				for _, e := range r.Timeline {
-					if e.Iteration == iteration {
-						est = append(est, poolRequest{e.Action == estimate.ActionAlloc, e.Requested})
-					}
-				}
+				est := estimatedRequests(r, iteration)
 				for _, large := range []bool{true, false} {
-					pool := map[bool]string{true: "large", false: "small"}[large]
-					comparePool(t, fmt.Sprintf("step %d, %s", step, pool), poolRequests(measured, large), poolRequests(est, large), true)
+					comparePool(t, fmt.Sprintf("step %d, %s", step, poolName(large)), poolRequests(measured, large), poolRequests(est, large), true)
 				}
 			}
 			if steps < 3 {
@@ -220,14 +214,9 @@ func TestTracesLineUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var est []poolRequest
-			for _, e := range r.Timeline {
-				if e.Iteration == iteration {
-					est = append(est, poolRequest{e.Action == estimate.ActionAlloc, e.Requested})
-				}
-			}
+			est := estimatedRequests(r, iteration)
 			for _, large := range []bool{true, false} {
-				pool := map[bool]string{true: "large", false: "small"}[large]
+				pool := poolName(large)
 				lined := comparePool(t, pool, poolRequests(measured, large), poolRequests(est, large), misses[pool] == "")
 				if lined && misses[pool] != "" {
 					t.Errorf("%s pool lines up now: remove it from traceMisses", pool)
@@ -243,6 +232,26 @@ func TestTracesLineUp(t *testing.T) {
 	if len(checked) < 213 {
 		t.Errorf("%d traces with descriptions, want the 213 stored", len(checked))
 	}
+}
+
+// estimatedRequests are the estimate's allocations and frees in one
+// iteration, with the sizes asked for.
+func estimatedRequests(r *estimate.Result, iteration int) []poolRequest {
+	var est []poolRequest
+	for _, e := range r.Timeline {
+		if e.Iteration == iteration {
+			est = append(est, poolRequest{e.Action == estimate.ActionAlloc, e.Requested})
+		}
+	}
+	return est
+}
+
+// poolName names the large (above 1 MiB) or the small pool.
+func poolName(large bool) string {
+	if large {
+		return "large"
+	}
+	return "small"
 }
 
 // comparePool reports whether one pool's requests line up, and where they
