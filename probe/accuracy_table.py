@@ -1,42 +1,93 @@
 #!/usr/bin/env python3
-"""Rewrite the README accuracy table rows from `go test -run Accuracy -v .`
-output (rows marked known miss are left alone).
+"""Rewrite the README's accuracy tables from the tests' output: the
+single-GPU table from `go test -run Accuracy -v .` (rows marked known miss
+there are left alone) and the real-NCCL per-rank table, rows "case (rank)",
+from `go test -run ParallelNCCLAccuracy -v .` (known misses marked).
 
-    go test -run Accuracy -v . > acc.txt
+    go test -run 'Accuracy' -v . > acc.txt     # runs both
     python3 probe/accuracy_table.py acc.txt [-n]   # -n: print the changes only
 """
-import re,sys
-acc=sys.argv[1]
-cases={}; cur=None
-for l in open(acc):
-    m=re.match(r'\s+(\w+)_test.go:\d+: (\S+)', l)
-    if m:
-        cur = m.group(2) if m.group(1)=='accuracy' else None
-        if cur: cases[cur]={'phases':[]}
-        continue
-    m=re.match(r'\s+(.*?)\s+est\s+([\d.]+) MiB\s+meas\s+([\d.]+) MiB\s+err\s+([-+][\d.]+)%', l)
-    if m and cur:
-        name=m.group(1).strip()
-        c=cases[cur]
-        if re.match(r'iter \d+ \w+\s+peak allocated', name): c['phases'].append(abs(float(m.group(4))))
-        elif name=='steady peak allocated': c['steady']=(m.group(2),m.group(3),m.group(4))
-        elif name=='first-iteration peak allocated': c['first']=m.group(4)
-        elif name=='steady peak reserved': c['res']=m.group(4)
-        elif name=='nvidia-smi (process)': c['smi']=m.group(4)
-def row(n):
-    c=cases[n]
-    return '| %s | %s / %s | %s%% | %.2f%% | %s%% | %s%% | %s%% |'%(n,c['steady'][0],c['steady'][1],c['steady'][2],max(c['phases']),c['first'],c['res'],c['smi'])
-readme=open('README.md').read().split('\n')
-changed=0; missing=[]
-for i,l in enumerate(readme):
-    m=re.match(r'\| (\S+) \| [\d.]+ / [\d.]+ \|', l)
-    if m and 'known miss' in l:
-        continue
-    if m and m.group(1) in cases and 'steady' in cases[m.group(1)]:
-        r=row(m.group(1))
-        if r!=l:
-            if sys.argv[2:]==['-n']: print('OLD',l); print('NEW',r)
-            readme[i]=r; changed+=1
-    elif m: missing.append(m.group(1))
-print('changed',changed,'missing',missing, file=sys.stderr)
-if sys.argv[2:]!=['-n']: open('README.md','w').write('\n'.join(readme))
+import re
+import sys
+
+FIGURE = re.compile(r'^\s+(.*?)\s+est\s+([\d.]+) MiB\s+meas\s+([\d.]+) MiB\s+err\s+([-+][\d.]+)%(.*)')
+
+
+def parse(path):
+    single, nccl, cur, table = {}, {}, None, None
+    for line in open(path):
+        m = re.match(r'=== RUN\s+TestParallelNCCLAccuracy/(\S+)\.rank(\d+)', line)
+        if m:
+            cur, table = '%s (%s)' % m.groups(), nccl
+            table[cur] = {'phases': []}
+            continue
+        if line.startswith('=== RUN'):
+            cur, table = None, None
+            continue
+        m = re.match(r'\s+accuracy_test.go:\d+: (\S+)', line)
+        if m:
+            cur, table = m.group(1), single
+            table[cur] = {'phases': []}
+            continue
+        m = FIGURE.search(line)
+        if not (m and cur):
+            continue
+        name, est, meas, err, rest = m.group(1).strip(), m.group(2), m.group(3), m.group(4), m.group(5)
+        mark = ' (known miss)' if table is nccl and 'KNOWN' in rest else ''
+        c = table[cur]
+        if re.match(r'iter \d+ \w+\s+peak allocated', name):
+            c['phases'].append((abs(float(err)), mark))
+        elif name == 'steady peak allocated':
+            c['steady'] = (est, meas, err + '%' + mark)
+        elif name.startswith('first-iteration'):
+            c['first'] = err + '%' + mark
+        elif name == 'steady peak reserved':
+            c['res'] = err + '%' + mark
+        elif name.startswith('nvidia-smi'):
+            c['smi'] = err + '%' + mark
+    return single, nccl
+
+
+def worst(c):
+    w = max(c['phases'])
+    return '%.2f%%%s' % w
+
+
+def single_row(n, c):
+    return '| %s | %s / %s | %s | %s | %s | %s | %s |' % (n, c['steady'][0], c['steady'][1], c['steady'][2],
+                                                      worst(c), c['first'], c['res'], c['smi'])
+
+
+def nccl_row(n, c):
+    return '| %s | %s / %s | %s | %s | %s | %s | %s |' % (n, c['steady'][0], c['steady'][1], c['steady'][2],
+                                                      c['first'], worst(c), c['res'], c['smi'])
+
+
+def main(path, dry):
+    single, nccl = parse(path)
+    readme = open('README.md').read().split('\n')
+    changed = 0
+    for i, line in enumerate(readme):
+        m = re.match(r'\| (\S+(?: \(\d+\))?) \| [\d.]+ / [\d.]+ \|', line)
+        if not m:
+            continue
+        name = m.group(1)
+        if name in nccl and 'steady' in nccl[name]:
+            new = nccl_row(name, nccl[name])
+        elif name in single and 'steady' in single[name] and 'known miss' not in line:
+            new = single_row(name, single[name])
+        else:
+            continue
+        if new != line:
+            if dry:
+                print('OLD', line)
+                print('NEW', new)
+            readme[i] = new
+            changed += 1
+    print('changed', changed, file=sys.stderr)
+    if not dry:
+        open('README.md', 'w').write('\n'.join(readme))
+
+
+if __name__ == '__main__':
+    main(sys.argv[1], sys.argv[2:] == ['-n'])
