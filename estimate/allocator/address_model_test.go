@@ -13,9 +13,9 @@ import (
 // addresses, and at the address model's — and logs the first allocation
 // that lands in a different segment, with the free blocks it chose among.
 // Best fit breaks ties by address, so this is where the model's addresses
-// (fresh ranges carved downward) part from the CUDA driver's; it documents
-// the known limit (README, notes/speed.md session 8) and fails only if a
-// replay cannot be built.
+// (32 MiB fresh ranges carved downward, remainders filled first fit) part
+// from the CUDA driver's; it documents the known limit (README,
+// notes/addresses.md) and fails only if a replay cannot be built.
 func TestAddressModelDivergence(t *testing.T) {
 	paths, _ := filepath.Glob("../../testdata/measured/h200/runs/*.run.trace.jsonl.gz")
 	for _, p := range paths {
