@@ -2,8 +2,9 @@ package allocator
 
 // addressSpace hands out synthetic device addresses for segments. It
 // imitates what the CUDA driver was seen to do on an H200 (CUDA 13.0,
-// driver 580): a segment that fits in free address space takes the lowest
-// such range, from its start; otherwise a fresh range, rounded up to
+// driver 580): a segment that fits in free address space takes the
+// smallest such range (the lowest of equals), from its start; otherwise a
+// fresh range, rounded up to
 // 32 MiB (freshRange), is carved downward from the top of the heap, and
 // what the segment leaves of it is free for later ones (the traces: 20 MiB
 // segments 32 MiB apart, 50 and 62 MiB ones 64 apart, 478 MiB ones 480
@@ -25,16 +26,20 @@ func granule(size int64) int64 { return (size + RoundLarge - 1) / RoundLarge * R
 
 func (s *addressSpace) alloc(size int64) int64 {
 	size = granule(size)
-	for i := range s.free {
-		r := &s.free[i]
-		if r.hi-r.lo >= size {
-			at := r.lo
-			r.lo += size
-			if r.lo == r.hi {
-				s.free = append(s.free[:i], s.free[i+1:]...)
-			}
-			return at
+	best := -1 // the smallest free range that fits, the lowest of equals
+	for i, r := range s.free {
+		if w := r.hi - r.lo; w >= size && (best < 0 || w < s.free[best].hi-s.free[best].lo) {
+			best = i
 		}
+	}
+	if best >= 0 {
+		r := &s.free[best]
+		at := r.lo
+		r.lo += size
+		if r.lo == r.hi {
+			s.free = append(s.free[:best], s.free[best+1:]...)
+		}
+		return at
 	}
 	fresh := (size + freshRange - 1) / freshRange * freshRange
 	s.bottom -= fresh
