@@ -80,10 +80,13 @@ type parallelSim struct {
 	n int64 // ranks the states are sharded over
 
 	// DDP buckets.
-	buckets     []allocator.BlockID
-	bucketBytes []int64
-	rebuilt     bool
-	readyOrder  []spec.TensorID
+	buckets []allocator.BlockID
+	// bufferGroups are the flat copies of DDP's buffer broadcast, the same
+	// before every forward (syncBuffers).
+	bufferGroups []bufferGroup
+	bucketBytes  []int64
+	rebuilt      bool
+	readyOrder   []spec.TensorID
 	// readyIteration is the step whose backward set readyOrder; stale holds
 	// the buckets a rebuild in that same step replaced, until the backward ends.
 	readyIteration int
@@ -217,6 +220,18 @@ func (ps *parallelSim) malloc(name, suffix string, bytes int64, role spec.Role, 
 
 func (ps *parallelSim) release(name, suffix string, blk allocator.BlockID, role spec.Role) {
 	ps.s.freeRaw(name, suffix, blk, role)
+}
+
+// transient is a collective-side buffer freed as soon as it is made (a
+// kernel's packed launch metadata, a broadcast's flat copy), on the
+// default stream.
+func (ps *parallelSim) transient(name, suffix string, bytes int64) error {
+	blk, err := ps.malloc(name, suffix, bytes, spec.RoleCollective, streamDefault)
+	if err != nil {
+		return err
+	}
+	ps.release(name, suffix, blk, spec.RoleCollective)
+	return nil
 }
 
 // allocResident places the model and the batch before the first step: the
@@ -353,24 +368,40 @@ const bufferBroadcastGroupBytes = 250 << 20
 // the start of every forward). The open groups are taken in the order of
 // their dtype's first buffer.
 func (ps *parallelSim) syncBuffers() error {
-	s := ps.s
-	isParam := make(map[spec.TensorID]bool, len(s.g.Params))
-	for _, p := range s.g.Params {
+	if ps.bufferGroups == nil {
+		ps.bufferGroups = bufferBroadcastGroups(ps.s.g)
+	}
+	ps.s.curOp, ps.s.curSuffix = "DDP buffer broadcast", ""
+	for _, g := range ps.bufferGroups {
+		if err := ps.transient("DDP buffer broadcast ", g.dt.String(), g.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bufferGroup is one flat copy of DDP's buffer broadcast.
+type bufferGroup struct {
+	dt    spec.DType
+	bytes int64
+}
+
+// bufferBroadcastGroups groups g's buffers as take_tensors does (see
+// syncBuffers); an empty, non-nil list when there are none.
+func bufferBroadcastGroups(g *spec.Graph) []bufferGroup {
+	isParam := make(map[spec.TensorID]bool, len(g.Params))
+	for _, p := range g.Params {
 		isParam[p] = true
 	}
-	type group struct {
-		dt    spec.DType
-		bytes int64
-	}
-	var done, open []group
-	for _, id := range s.g.Resident {
-		t := &s.g.Tensors[id]
+	done, open := []bufferGroup{}, []bufferGroup(nil)
+	for _, id := range g.Resident {
+		t := &g.Tensors[id]
 		if isParam[id] || t.Role != spec.RoleParameter || t.Bytes == 0 {
 			continue
 		}
-		k := slices.IndexFunc(open, func(g group) bool { return g.dt == t.DType })
+		k := slices.IndexFunc(open, func(b bufferGroup) bool { return b.dt == t.DType })
 		if k < 0 {
-			open = append(open, group{dt: t.DType})
+			open = append(open, bufferGroup{dt: t.DType})
 			k = len(open) - 1
 		}
 		open[k].bytes += t.Bytes
@@ -379,18 +410,12 @@ func (ps *parallelSim) syncBuffers() error {
 			open[k].bytes = 0
 		}
 	}
-	s.curOp, s.curSuffix = "DDP buffer broadcast", ""
-	for _, g := range append(done, open...) {
-		if g.bytes == 0 {
-			continue
+	for _, b := range open {
+		if b.bytes > 0 {
+			done = append(done, b)
 		}
-		blk, err := ps.malloc("DDP buffer broadcast ", g.dt.String(), g.bytes, spec.RoleCollective, streamDefault)
-		if err != nil {
-			return err
-		}
-		ps.release("DDP buffer broadcast ", g.dt.String(), blk, spec.RoleCollective)
 	}
-	return nil
+	return done
 }
 
 // releaseBuckets frees DDP's bucket buffers, each event named with its
@@ -429,13 +454,7 @@ func (ps *parallelSim) copyOut(u *fsdpUnit) error {
 	}
 	// split_with_sizes_copy from the all-gather output into them: its
 	// packed launch metadata, freed once the copy is queued.
-	meta := spec.SplitCopyMetadataBytes(u.shard, ps.n)
-	blk, err := ps.malloc("FSDP copy-out metadata: ", u.name, meta, spec.RoleCollective, streamDefault)
-	if err != nil {
-		return err
-	}
-	ps.release("FSDP copy-out metadata: ", u.name, blk, spec.RoleCollective)
-	return nil
+	return ps.transient("FSDP copy-out metadata: ", u.name, spec.SplitCopyMetadataBytes(u.shard, ps.n))
 }
 
 func (ps *parallelSim) reshard(u *fsdpUnit) {
@@ -544,9 +563,11 @@ func (ps *parallelSim) postBackward(ui int) error {
 	s := ps.s
 	u := ps.units[ui]
 	var grads []spec.TensorID
-	for _, p := range u.params {
+	var chunks []int64 // their padded shards, the copy-in's chunks
+	for k, p := range u.params {
 		if s.paramGrads[p] != noBlock {
 			grads = append(grads, p)
+			chunks = append(chunks, u.shard[k])
 		}
 	}
 	ps.reshard(u)
@@ -563,17 +584,9 @@ func (ps *parallelSim) postBackward(ui int) error {
 	}
 	// The copy-in (torch._chunk_cat into it): its packed launch metadata,
 	// freed once the copy is queued.
-	var chunks []int64
-	for k, p := range u.params {
-		if s.paramGrads[p] != noBlock {
-			chunks = append(chunks, u.shard[k])
-		}
-	}
-	meta, err := ps.malloc("FSDP copy-in metadata: ", u.name, spec.ChunkCatMetadataBytes(chunks), spec.RoleCollective, streamDefault)
-	if err != nil {
+	if err := ps.transient("FSDP copy-in metadata: ", u.name, spec.ChunkCatMetadataBytes(chunks)); err != nil {
 		return err
 	}
-	ps.release("FSDP copy-in metadata: ", u.name, meta, spec.RoleCollective)
 	// foreach_reduce clears its list of unsharded gradients after the
 	// copy-in, but a loop over them before that leaves the last one in a
 	// local until it returns, after the sharded gradient is made (measured:

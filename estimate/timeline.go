@@ -737,12 +737,10 @@ func (s *sim) backwardOp(i int) error {
 	if recomputed {
 		s.releaseSaved(i) // no reduction (releaseSaved runs once)
 	}
-	reduceFrom := len(op.BackwardTemps) - op.ReduceTemps
+	// The temps still live go, last first (those a later one consumed, and
+	// those the reduction let go, are gone already: free skips them).
 	for k := len(op.BackwardTemps) - 1; k >= 0; k-- {
-		freedBeforeReduce := k < reduceFrom && op.ReduceAfterTemps && op.ReduceTemps > 0
-		if k >= reduceFrom || (!tempFreedEarly(op, k) && !freedBeforeReduce) {
-			s.free(op.BackwardTemps[k])
-		}
+		s.free(op.BackwardTemps[k])
 	}
 	// validate_outputs sums or casts each product to its input's shape and
 	// dtype, in input order, and drops the product.
@@ -824,9 +822,7 @@ func (s *sim) startReduction(i int, recomputed bool, made *[]madeGrad) error {
 	}
 	if op.ReduceAfterTemps {
 		for j := reduceFrom - 1; j >= 0; j-- {
-			if !tempFreedEarly(op, j) {
-				s.free(op.BackwardTemps[j])
-			}
+			s.free(op.BackwardTemps[j]) // a no-op for those freed early
 		}
 	}
 	for k := len(op.Inputs) - op.ReducedInputs; k < len(op.Inputs); k++ {
@@ -839,12 +835,6 @@ func (s *sim) startReduction(i int, recomputed bool, made *[]madeGrad) error {
 		}
 	}
 	return s.makeParamGrads(op.Params[len(op.Params)-op.ReducedParams:], made)
-}
-
-// tempFreedEarly reports whether backward temp k of op is freed as a later
-// temp is made (Op.BackwardTempsFreedBy).
-func tempFreedEarly(op *spec.Op, k int) bool {
-	return k < len(op.BackwardTempsFreedBy) && op.BackwardTempsFreedBy[k] != 0
 }
 
 // pendingGrad is an input gradient a backward function hands on: input t

@@ -28,7 +28,7 @@ const (
 // row per rank (measured: GPT-2 over two ranks, 30,928 B for the root unit
 // and 28,120 B for a block).
 func SplitCopyMetadataBytes(splitBytes []int64, chunks int64) int64 {
-	const blockBytes = 128 * 16 // BLOCK_SIZE threads × BYTES_PER_THREAD
+	const blockBytes = copyBlockBytes
 	if len(splitBytes) == 0 || chunks <= 0 {
 		return 0
 	}
@@ -63,10 +63,15 @@ func ChunkCatMetadataBytes(padChunkBytes []int64) int64 {
 	n := int64(len(padChunkBytes))
 	blocks := int64(0)
 	for _, b := range padChunkBytes {
-		blocks += ceilDiv(b, 128*16)
+		blocks += ceilDiv(b, copyBlockBytes)
 	}
 	return 8 * (6*n + 2 + blocks)
 }
+
+// copyBlockBytes is what one block of ATen's split/cat copy kernels moves
+// per iteration (TensorShape.cu: BLOCK_SIZE 128 threads × BYTES_PER_THREAD
+// 16).
+const copyBlockBytes = 128 * 16
 
 // lastPow2 is ATen's last_pow2: the largest power of two ≤ n (at least 1).
 func lastPow2(n int64) int64 {

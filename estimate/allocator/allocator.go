@@ -245,10 +245,10 @@ type divisionTable [RoundupIntervals]int64
 // request reads one entry.
 func (c Config) divisionTable() divisionTable {
 	var t divisionTable
+	list := c.RoundupPower2DivisionsBySize != ([RoundupIntervals]int{})
 	for i := range t {
-		if c.RoundupPower2DivisionsBySize == ([RoundupIntervals]int{}) {
-			t[i] = int64(c.RoundupPower2Divisions)
-		} else {
+		t[i] = int64(c.RoundupPower2Divisions)
+		if list {
 			t[i] = int64(c.RoundupPower2DivisionsBySize[i])
 		}
 	}
