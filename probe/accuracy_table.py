@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Rewrite the README's accuracy tables from the tests' output: the
 single-GPU table from `go test -run Accuracy -v .` (rows marked known miss
-there are left alone) and the real-NCCL per-rank table, rows "case (rank)",
-from `go test -run ParallelNCCLAccuracy -v .` (known misses marked).
+there are left alone; runs the table lacks are added at its end) and the
+real-NCCL per-rank table, rows "case (rank)", from `go test -run
+ParallelNCCLAccuracy -v .` (known misses marked). It prints the
+single-GPU summary the README quotes (runs, figures, mean |error|, how
+many figures are off by more than 1% and 0.5%, per kind of figure) to
+stderr.
 
     go test -run 'Accuracy' -v . > acc.txt     # runs both
     python3 probe/accuracy_table.py acc.txt [-n]   # -n: print the changes only
@@ -35,6 +39,7 @@ def parse(path):
         name, est, meas, err, rest = m.group(1).strip(), m.group(2), m.group(3), m.group(4), m.group(5)
         mark = ' (known miss)' if table is nccl and 'KNOWN' in rest else ''
         c = table[cur]
+        c.setdefault('all', []).append((name, abs(float(err))))
         if re.match(r'iter \d+ \w+\s+peak allocated', name):
             c['phases'].append((abs(float(err)), mark))
         elif name == 'steady peak allocated':
@@ -63,15 +68,35 @@ def nccl_row(n, c):
                                                       c['first'], worst(c), c['res'], c['smi'])
 
 
+def summary(single):
+    """The single-GPU summary: over every figure, and per kind."""
+    runs = [c for c in single.values() if 'all' in c]
+    figs = [e for c in runs for _, e in c['all']]
+    out = ['%d single-GPU runs, %d figures: mean |error| %.4f%%, %d over 1%%, %d over 0.5%%' % (
+        len(runs), len(figs), sum(figs) / len(figs), sum(e > 1 for e in figs), sum(e > 0.5 for e in figs))]
+    for kind in ('steady peak allocated', 'steady peak reserved', 'nvidia-smi (process)'):
+        errs = [e for c in runs for n, e in c['all'] if n == kind]
+        out.append('  %s: mean %.3f%%, %d of %d within 1%%' % (kind, sum(errs) / len(errs), sum(e <= 1 for e in errs), len(errs)))
+    return '\n'.join(out)
+
+
 def main(path, dry):
     single, nccl = parse(path)
     readme = open('README.md').read().split('\n')
+    known = {m.group(1) for m in (re.match(r'\| (\S+) \|.*known miss', line) for line in readme) if m}
+    print(summary(single), file=sys.stderr)
+    print('without the known misses (%s):\n%s' % (', '.join(sorted(known & set(single))),
+          summary({n: c for n, c in single.items() if n not in known})), file=sys.stderr)
     changed = 0
+    present, last_single = set(), None
     for i, line in enumerate(readme):
         m = re.match(r'\| (\S+(?: \(\d+\))?) \| [\d.]+ / [\d.]+ \|', line)
         if not m:
             continue
         name = m.group(1)
+        present.add(name)
+        if name in single:
+            last_single = i
         if name in nccl and 'steady' in nccl[name]:
             new = nccl_row(name, nccl[name])
         elif name in single and 'steady' in single[name] and 'known miss' not in line:
@@ -84,7 +109,13 @@ def main(path, dry):
                 print('NEW', new)
             readme[i] = new
             changed += 1
-    print('changed', changed, file=sys.stderr)
+    missing = [n for n in single if 'steady' in single[n] and n not in present]
+    if missing and last_single is not None:
+        readme[last_single + 1:last_single + 1] = [single_row(n, single[n]) for n in missing]
+        for n in missing:
+            if dry:
+                print('ADD', single_row(n, single[n]))
+    print('changed', changed, 'added', len(missing), file=sys.stderr)
     if not dry:
         open('README.md', 'w').write('\n'.join(readme))
 

@@ -837,7 +837,7 @@ def main(argv=None):
         return phases
 
     iterations = []
-    run = RunTrace(torch, args.trace_run, ckpt) if args.trace_run else None
+    run = RunTrace(torch, args.trace_run, ckpt, conf) if args.trace_run else None
     for k in range(args.iterations):
         ph = one_iteration(run.mark if run else None)
         if run:
@@ -981,8 +981,8 @@ class RunTrace:
     """The allocator trace of the measured iterations themselves, from the
     first (--trace-run): recording changes no allocator decision."""
 
-    def __init__(self, torch, path, ckpt):
-        self.torch, self.path, self.names = torch, path, []
+    def __init__(self, torch, path, ckpt, conf):
+        self.torch, self.path, self.names, self.conf = torch, path, [], conf
         gc.collect()
         torch.cuda.synchronize()
         # The allocator's state before the first step (the model, the batch):
@@ -1009,7 +1009,7 @@ class RunTrace:
         dev = torch.cuda.current_device()
         trace = snap["device_traces"][dev] if len(snap["device_traces"]) > dev else []
         write_trace(self.path, trace, self.names, " (the measured iterations from the first; marks are <iteration>.<phase>)",
-                    initial=self.initial)
+                    initial=self.initial, alloc_conf=self.conf)
 
 
 def initial_segments(snap):
@@ -1025,8 +1025,10 @@ def initial_segments(snap):
     return out
 
 
-def write_trace(path, trace, names, frames_note="", initial=None):
-    """Write an allocator trace as JSON lines, the first holding the phase-end marks."""
+def write_trace(path, trace, names, frames_note="", initial=None, alloc_conf=None):
+    """Write an allocator trace as JSON lines, the first holding the phase-end
+    marks (and, for a whole-run trace, the segments before the first step and
+    the run's PYTORCH_CUDA_ALLOC_CONF, "" for the defaults)."""
     idx = [i for i, e in enumerate(trace) if e.get("action") == "snapshot"]
     marks = {"start": idx[0] if idx else 0}
     for n, i in zip(names, idx[1:]):
@@ -1034,6 +1036,8 @@ def write_trace(path, trace, names, frames_note="", initial=None):
     head = {"marks": marks, "note": "allocator events of one steady-state iteration; marks are event indices at phase ends" + frames_note}
     if initial is not None:
         head["initial_segments"] = initial
+    if alloc_conf is not None:
+        head["alloc_conf"] = alloc_conf
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "wt") as f:
         f.write(json.dumps(head) + "\n")

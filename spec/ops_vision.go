@@ -571,12 +571,13 @@ func (t *convTable) remove(k convKey) {
 // patch embeddings (patch 16 at hidden 192, 384, 768, 1024 and 1280,
 // patch 32 at 768) at image sizes 32, 64, 96, 128, 160, 192, 224, 256,
 // 288, 320, 384, 448 and 512, patch 14 at hidden 1024 and 1280 at 224,
-// 336 and 448, ResNeXt-50 32×4d and Wide ResNet-50-2 at 160, 224 and 256,
+// 336 and 448, ResNeXt-50 32×4d, ResNeXt-101 32×8d and 64×4d and Wide
+// ResNet-50-2 (whose shapes Wide ResNet-101-2 shares) at 160, 224 and 256,
 // and the bundled small convnet, each at batch 1, 2, 4, 8, 12, 16, 24, 32,
 // 48, 64, 96, 128, 192 and 256 — and the ResNet and ViT-B/16 shapes at 224
 // at every batch from 1 to 16 and every fourth to 256 besides, where an
 // engine change between measured batches would otherwise be missed — in
-// fp32, bf16 and fp16: 27,168 geometries. The ResNet-18/34/50 entries at
+// fp32, bf16 and fp16: 29,436 geometries. The ResNet-18/34/50 entries at
 // 224 and the 14 batches were measured through PyTorch
 // (probe/measure_conv_workspaces.py: one isolated call per geometry;
 // backward-data 0 where the input needs no gradient, kept where calibrate

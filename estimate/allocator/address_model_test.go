@@ -37,7 +37,11 @@ type addressReplay struct {
 }
 
 func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
-	r := &addressReplay{a: New(Config{}), segIdx: map[int64]int{}}
+	cfg, err := ParseAllocConf(rt.allocConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &addressReplay{a: New(cfg), segIdx: map[int64]int{}}
 	low := int64(1 << 62)
 	for _, s := range rt.initial {
 		low = min(low, s.addr)

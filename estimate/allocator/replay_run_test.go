@@ -18,6 +18,8 @@ type runTrace struct {
 	marks   map[string]int
 	initial []initialSegment
 	events  []traceEvent
+	// allocConf is the run's PYTORCH_CUDA_ALLOC_CONF ("" for the defaults).
+	allocConf string
 }
 
 type initialSegment struct {
@@ -43,13 +45,17 @@ func readRunTrace(t *testing.T, path string) runTrace {
 	t.Helper()
 	dec := json.NewDecoder(openGzip(t, path))
 	var head struct {
-		Marks   map[string]int `json:"marks"`
-		Initial [][]any        `json:"initial_segments"`
+		Marks     map[string]int `json:"marks"`
+		Initial   [][]any        `json:"initial_segments"`
+		AllocConf *string        `json:"alloc_conf"`
 	}
 	if err := dec.Decode(&head); err != nil {
 		t.Fatal(err)
 	}
-	rt := runTrace{marks: head.Marks}
+	if head.AllocConf == nil {
+		t.Fatalf("%s: no alloc_conf in the header", path)
+	}
+	rt := runTrace{marks: head.Marks, allocConf: *head.AllocConf}
 	for _, s := range head.Initial {
 		seg := initialSegment{addr: int64(s[0].(float64)), size: int64(s[1].(float64)), small: s[3] == "small"}
 		for _, b := range s[4].([]any) {
