@@ -235,8 +235,8 @@ func TestTracesLineUp(t *testing.T) {
 			t.Errorf("%s is listed in traceMisses but has no trace and description", name)
 		}
 	}
-	if len(checked) < 224 {
-		t.Errorf("%d traces with descriptions, want the 224 stored", len(checked))
+	if len(checked) < 238 {
+		t.Errorf("%d traces with descriptions, want the 238 stored", len(checked))
 	}
 }
 

@@ -374,10 +374,13 @@ func (b *Builder) ApplyRotary(name string, x, cos, sin TensorID) TensorID {
 // copyGrad, the gradient arriving in [B, H, S, D] layout must be made
 // contiguous to flow back through the view (reshape of a transposed
 // gradient: a new tensor); otherwise it passes through (cuDNN's dv is
-// already laid out [B, S, H, D]).
+// already laid out [B, S, H, D]). With one head (multi-query key/value)
+// or one position the transposed gradient is contiguous as it is — strides
+// of size-1 dimensions do not count — and the reshape is a view (measured:
+// Llama with one key/value head, no copy for k).
 func (b *Builder) HeadsView(name string, x TensorID, copyGrad bool, shape ...int64) TensorID {
 	flow := GradPassThrough
-	if copyGrad {
+	if copyGrad && shape[1] != 1 && shape[2] != 1 {
 		flow = GradNew
 	}
 	return b.Emit(OpSpec{Kind: "view_transpose", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, AliasOut: []int{0}, Flow: flow})[0]

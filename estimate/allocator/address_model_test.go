@@ -41,7 +41,12 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &addressReplay{a: New(cfg), segIdx: map[int64]int{}}
+	// The blocks of the initial segments are carved at their measured
+	// sizes, which roundup_power2_divisions would round: the allocator is
+	// built without it and takes the run's rounding once they stand.
+	carve := cfg
+	carve.RoundupPower2Divisions, carve.RoundupPower2DivisionsBySize = 0, [RoundupIntervals]int{}
+	r := &addressReplay{a: New(carve), segIdx: map[int64]int{}}
 	low := int64(1 << 62)
 	for _, s := range rt.initial {
 		low = min(low, s.addr)
@@ -94,6 +99,7 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 	for _, id := range placeholders {
 		r.a.Free(id)
 	}
+	r.a.cfg, r.a.divs = cfg, cfg.divisionTable()
 	return r
 }
 

@@ -142,6 +142,9 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	b.SetLayer("lm_head")
 	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
 	if t.Mode == spec.ModeInference {
+		// hidden_states lives until GPT2LMHeadModel.forward returns: under
+		// autocast, past lm_head's cast of it (as in Llama's measured run).
+		b.HoldUntilLastOp(h)
 		return b.Finish(spec.NoTensor, logits)
 	}
 	loss := causalLMLoss(b, logits, labels)

@@ -249,6 +249,9 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	b.SetLayer("lm_head")
 	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
 	if !train {
+		// hidden_states lives until LlamaForCausalLM.forward returns: under
+		// autocast, past lm_head's cast of it (measured, amp-fp16 inference).
+		b.HoldUntilLastOp(h)
 		return b.Finish(spec.NoTensor, logits)
 	}
 	loss := causalLMLoss(b, logits, labels)
