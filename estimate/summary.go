@@ -65,7 +65,8 @@ func (s *sim) result() *Result {
 
 // convWarning says when cuDNN workspaces were not measured on the
 // profile's GPU: sized by the engine-class rule (a geometry no table
-// holds), or taken from the built-in H200 table for another GPU. A
+// holds), or taken from the built-in H200 table (as measured, or
+// interpolated between its batches or image sizes) for another GPU. A
 // workspace that is off by an engine can move reserved memory by a whole
 // segment.
 func convWarning(convs []spec.ConvUse, p *calibrate.Profile) string {
@@ -74,7 +75,7 @@ func convWarning(convs []spec.ConvUse, p *calibrate.Profile) string {
 		switch c.Source {
 		case spec.ConvFromRule:
 			rule++
-		case spec.ConvFromH200Table:
+		case spec.ConvFromH200Table, spec.ConvFromH200Sizes:
 			h200++
 		}
 	}

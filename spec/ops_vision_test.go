@@ -27,10 +27,7 @@ func TestConvWorkspaceInterpolation(t *testing.T) {
 			if !ok {
 				t.Fatalf("%+v: no neighbours to interpolate from", key)
 			}
-			ho := (key.h+2*key.pad-key.kh)/key.stride + 1
-			wo := (key.w+2*key.pad-key.kw)/key.stride + 1
-			rule := convWorkspaceRule(pass, ConvGeometry{N: key.n, Cin: key.cin, H: key.h, W: key.w, Cout: key.cout, Ho: ho, Wo: wo,
-				KH: key.kh, KW: key.kw, Stride: key.stride, Pad: key.pad, Groups: 1, DType: key.dt})
+			rule := convWorkspaceRule(pass, geometryOf(key))
 			n++
 			if abs64(got-want) <= 512 {
 				exact++
@@ -48,6 +45,95 @@ func TestConvWorkspaceInterpolation(t *testing.T) {
 	if n < 2000 || 100*exact < 78*n || 100*near < 85*n || near <= ruleNear {
 		t.Errorf("%d workspaces: interpolated %d to the byte and %d within 5%%, the rule %d within 5%%", n, exact, near, ruleNear)
 	}
+}
+
+// TestConvWorkspaceSizeInterpolation leaves each interior image size of
+// every shape of the built-in table out in turn (all its batches) and sizes
+// its workspaces above 1 MiB again from the sizes around it: most must come
+// out to the byte, and the bytes missed must be well under half the
+// engine-class rule's.
+func TestConvWorkspaceSizeInterpolation(t *testing.T) {
+	table := newConvTable(0)
+	type place struct {
+		family convKey
+		size   int64
+	}
+	bySize := map[place][]convKey{}
+	for k, v := range measuredConvWorkspaces().ws {
+		table.set(k, v)
+		if k.h == k.w {
+			family := k
+			family.n, family.h, family.w = 0, 0, 0
+			bySize[place{family, k.h}] = append(bySize[place{family, k.h}], k)
+		}
+	}
+	var n, exact, near int
+	var missed, ruleMissed, total int64
+	for at, keys := range bySize {
+		sizes := table.sizes[at.family]
+		if at.size == sizes[0] || at.size == sizes[len(sizes)-1] {
+			continue
+		}
+		for _, k := range keys {
+			table.remove(k)
+		}
+		for _, k := range keys {
+			v := measuredConvWorkspaces().ws[k]
+			for pass := ConvForward; pass <= ConvBackwardFilter; pass++ {
+				want := v[pass]
+				if want <= 1<<20 {
+					continue
+				}
+				got, ok := table.interpolateSize(pass, geometryOf(k))
+				if !ok {
+					continue // a batch the neighbouring sizes do not span
+				}
+				n++
+				if got == want {
+					exact++
+				}
+				if 20*abs64(got-want) <= want {
+					near++
+				}
+				missed += abs64(got - want)
+				ruleMissed += abs64(convWorkspaceRule(pass, geometryOf(k)) - want)
+				total += want
+			}
+		}
+		for _, k := range keys {
+			table.set(k, measuredConvWorkspaces().ws[k])
+		}
+	}
+	t.Logf("%d workspaces: %d to the byte, %d within 5%%; bytes missed %.1f%% (the rule %.1f%%)",
+		n, exact, near, 100*float64(missed)/float64(total), 100*float64(ruleMissed)/float64(total))
+	if n < 30000 || 100*exact < 65*n || 100*near < 80*n || 2*missed > ruleMissed {
+		t.Errorf("%d workspaces: %d to the byte, %d within 5%%; bytes missed %d, the rule %d", n, exact, near, missed, ruleMissed)
+	}
+}
+
+// TestConvWorkspaceSizeInterpolationBounds: a size outside the measured
+// ones, or one the table holds, is not interpolated.
+func TestConvWorkspaceSizeInterpolationBounds(t *testing.T) {
+	table := measuredConvWorkspaces()
+	// ResNet-50's stem in fp32 at batch 32: measured at 32 to 512 px.
+	stem := func(px int64) ConvGeometry {
+		return geometryOf(convKey{dt: FP32, n: 32, cin: 3, h: px, w: px, cout: 64, kh: 7, kw: 7, stride: 2, pad: 3, groups: 1})
+	}
+	for _, px := range []int64{16, 224, 600} {
+		if v, ok := table.interpolateSize(ConvBackwardFilter, stem(px)); ok {
+			t.Errorf("%d px: interpolated %d, want no interpolation", px, v)
+		}
+	}
+	if _, ok := table.interpolateSize(ConvBackwardFilter, stem(200)); !ok {
+		t.Error("200 px: not interpolated between 192 and 224")
+	}
+}
+
+// geometryOf is the geometry of a table key.
+func geometryOf(k convKey) ConvGeometry {
+	return ConvGeometry{N: k.n, Cin: k.cin, H: k.h, W: k.w, Cout: k.cout,
+		Ho: (k.h+2*k.pad-k.kh)/k.stride + 1, Wo: (k.w+2*k.pad-k.kw)/k.stride + 1,
+		KH: k.kh, KW: k.kw, Stride: k.stride, Pad: k.pad, Groups: k.groups, DType: k.dt}
 }
 
 func abs64(x int64) int64 {

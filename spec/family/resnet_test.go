@@ -174,12 +174,14 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, vit); got != 414187536 {
 		t.Errorf("extended ViT patch forward at 512: %d, want the traced 414187536", got)
 	}
-	g.N, g.H, g.W, g.Ho, g.Wo = 40, 52, 52, 52, 52 // a geometry not measured: the transposing rule, x + y + w + 16
-	x, w := int64(40*64*52*52*4), int64(64*64*9*4)
+	// A geometry not measured, beyond the table's image sizes (layer1 at
+	// 560 px; 128×128 at 512 px): the transposing rule, x + y + w + 16.
+	g.N, g.H, g.W, g.Ho, g.Wo = 40, 140, 140, 140, 140
+	x, w := int64(40*64*140*140*4), int64(64*64*9*4)
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 2*x+w+16 {
 		t.Errorf("rule, 3×3 forward: %d, want %d", got, 2*x+w+16)
 	}
-	g.KH, g.KW, g.Pad = 1, 1, 0 // 1×1 stride 1 over 52×52: a GEMM on NCHW
+	g.KH, g.KW, g.Pad = 1, 1, 0 // 1×1 stride 1 over 140×140: a GEMM on NCHW
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 0 {
 		t.Errorf("rule, 1×1 forward: %d, want 0", got)
 	}
