@@ -1,6 +1,9 @@
 package spec
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestConvWorkspaceInterpolation leaves each measured workspace above
 // 1 MiB out of the table in turn, at a batch with measured batches on both
@@ -141,4 +144,27 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// TestConvWorkspaceSourceText: the sources' JSON names read back, and an
+// unknown one is refused with the names allowed.
+func TestConvWorkspaceSourceText(t *testing.T) {
+	for s := ConvFromProfile; s <= ConvFromRule; s++ {
+		text, err := s.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back ConvWorkspaceSource
+		if err := back.UnmarshalText(text); err != nil || back != s {
+			t.Errorf("%s: read back %v, %v", text, back, err)
+		}
+	}
+	var s ConvWorkspaceSource
+	err := s.UnmarshalText([]byte("guess"))
+	if err == nil || !strings.Contains(err.Error(), "profile, h200-table, h200-sizes, rule") {
+		t.Errorf("unknown source: %v", err)
+	}
+	if _, err := ConvWorkspaceSource(9).MarshalText(); err == nil {
+		t.Error("source 9 marshalled")
+	}
 }
