@@ -1,35 +1,71 @@
 package allocator
 
-// addressSpace hands out synthetic device addresses for segments. It
-// imitates what the CUDA driver was seen to do on an H200 (CUDA 13.0,
-// driver 580): a segment that fits in free address space takes the
-// smallest such range (the lowest of equals), from its start; otherwise a
-// fresh range, rounded up to 32 MiB (freshRange), is carved downward from
-// the top of the heap, and what the segment leaves of it is free for later
-// ones (the traces: 20 MiB
-// segments 32 MiB apart, 50 and 62 MiB ones 64 apart, 478 MiB ones 480
-// apart, a 12 MiB segment in the 12 MiB after a 20 MiB one, 2 MiB ones in
-// the rest of a 50 MiB one's range; notes/addresses.md). A range given back
-// by cudaFree is free the same way. Only the order of addresses matters:
-// PyTorch breaks ties between equally sized free blocks by address.
+import (
+	"os"
+	"strconv"
+)
+
+// EXPERIMENTAL knobs (exploration only).
+var (
+	xWin, _   = strconv.ParseInt(os.Getenv("XWIN"), 10, 64)  // region MiB (0 off)
+	xBlob, _  = strconv.ParseInt(os.Getenv("XBLOB"), 10, 64) // MiB held below the first segment
+	xOpen     = os.Getenv("XOPEN")                           // "", "start", "free"
+	xFit      = os.Getenv("XFIT")                            // "", best, low, high, lifo
+	xWinDown  = os.Getenv("XWINDOWN") == "1"
+	xFresh, _ = strconv.ParseInt(os.Getenv("XFRESH"), 10, 64)
+)
+
 type addressSpace struct {
-	bottom int64       // lowest address handed out so far
-	free   []addrRange // free ranges above bottom (given back, or left of a fresh range), sorted, coalesced
+	bottom  int64
+	free    []addrRange
+	started bool
+	held    addrRange // window not yet open
+	win     addrRange // open window filled downward (xWinDown)
 }
 
 type addrRange struct{ lo, hi int64 }
 
 func newAddressSpace() addressSpace { return addressSpace{bottom: 1 << 62} }
 
-// granule rounds a size up to the 2 MiB the driver maps.
 func granule(size int64) int64 { return (size + RoundLarge - 1) / RoundLarge * RoundLarge }
+
+func (s *addressSpace) open() {
+	if s.held.hi > s.held.lo {
+		h := s.held
+		s.held = addrRange{}
+		if xWinDown {
+			s.win = h
+			return
+		}
+		s.insert(h)
+	}
+}
 
 func (s *addressSpace) alloc(size int64) int64 {
 	size = granule(size)
-	best := -1 // the smallest free range that fits, the lowest of equals
+	fr := int64(freshRange)
+	if xFresh > 0 {
+		fr = xFresh << 20
+	}
+	best := -1
 	for i, r := range s.free {
-		if w := r.hi - r.lo; w >= size && (best < 0 || w < s.free[best].hi-s.free[best].lo) {
+		w := r.hi - r.lo
+		if w < size {
+			continue
+		}
+		if best < 0 {
 			best = i
+			continue
+		}
+		bw := s.free[best].hi - s.free[best].lo
+		switch xFit {
+		case "low":
+		case "high":
+			best = i
+		default:
+			if w < bw {
+				best = i
+			}
 		}
 	}
 	if best >= 0 {
@@ -41,24 +77,41 @@ func (s *addressSpace) alloc(size int64) int64 {
 		}
 		return at
 	}
-	fresh := (size + freshRange - 1) / freshRange * freshRange
+	if xWinDown && s.win.hi-s.win.lo >= size {
+		fresh := (size + fr - 1) / fr * fr
+		if fresh > s.win.hi-s.win.lo {
+			fresh = size
+		}
+		s.win.hi -= fresh
+		at := s.win.hi
+		if fresh > size {
+			s.insert(addrRange{at + size, at + fresh})
+		}
+		return at
+	}
+	fresh := (size + fr - 1) / fr * fr
 	s.bottom -= fresh
+	at := s.bottom
 	if fresh > size {
 		s.release(s.bottom+size, fresh-size)
 	}
-	return s.bottom
+	if !s.started {
+		s.started = true
+		if xWin > 0 {
+			top := at + fresh
+			s.held = addrRange{top - xWin<<20, at - xBlob<<20}
+			s.bottom = top - xWin<<20
+			if xOpen == "start" {
+				s.open()
+			}
+		}
+	}
+	return at
 }
 
-// freshRange is the granularity of the address ranges the driver reserves
-// for a cudaMalloc that fits in none it has free. Of 2, 16, 32 and 64 MiB,
-// 32 matches the traces' strides and makes the estimates of the 168
-// measured single-GPU runs closest (mean |error| 0.091%, 0.089%, 0.063%,
-// 0.092%; figures off by more than 1%: 40, 35, 15, 25 — measured with the
-// lowest free range taken; with the smallest, 32 MiB gives 0.062%).
 const freshRange = 32 << 20
 
-func (s *addressSpace) release(addr, size int64) {
-	r := addrRange{addr, addr + granule(size)}
+func (s *addressSpace) insert(r addrRange) {
 	i := 0
 	for i < len(s.free) && s.free[i].lo < r.lo {
 		i++
@@ -75,6 +128,10 @@ func (s *addressSpace) release(addr, size int64) {
 		s.free[i].hi = s.free[i+1].hi
 		s.free = append(s.free[:i+1], s.free[i+2:]...)
 	}
+}
+
+func (s *addressSpace) release(addr, size int64) {
+	s.insert(addrRange{addr, addr + granule(size)})
 	if len(s.free) > 0 && s.free[0].lo == s.bottom {
 		s.bottom = s.free[0].hi
 		s.free = s.free[1:]

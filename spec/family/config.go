@@ -18,7 +18,46 @@ type hfConfig struct {
 }
 
 func newConfig(m *spec.Model, class string, defaults map[string]any) *hfConfig {
-	return &hfConfig{m: m, class: class, defaults: defaults}
+	c := &hfConfig{m: m, class: class, defaults: defaults}
+	c.checkShared()
+	return c
+}
+
+// checkShared refuses the keys every PreTrainedConfig accepts that change
+// what the model allocates but that memplan takes from training: — or does
+// not model — rather than ignore them (transformers 5.17:
+// configuration_utils.py, modeling_utils.py, utils/output_capturing.py,
+// masking_utils.py).
+func (c *hfConfig) checkShared() {
+	t := c.m.Training
+	if v, ok := c.m.Config["attn_implementation"]; ok && v.V != nil && v.V != t.Attention.String() {
+		c.fail("attn_implementation", "%v is not what training.attention says (%s): memplan models the attention training.attention names (allowed: that value, or leave the key out and set training.attention: sdpa | eager)", v.V, t.Attention)
+	}
+	if c.given("gradient_checkpointing", true) && !t.ActivationCheckpointing {
+		c.fail("gradient_checkpointing", "true makes transformers checkpoint every layer (allowed: false; set training.activation_checkpointing: true instead)")
+	}
+	for _, key := range []string{"output_attentions", "output_hidden_states"} {
+		if c.given(key, true) {
+			c.fail(key, "true keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", strings.TrimPrefix(key, "output_"))
+		}
+	}
+	if v, ok := c.m.Config["is_causal"]; ok && v.V != nil {
+		c.fail("is_causal", "%v overrides the masks %s builds, which memplan does not model (allowed: leave it out)", v.V, c.class)
+	}
+}
+
+// given says whether key is set in the description to value.
+func (c *hfConfig) given(key string, value any) bool {
+	v, ok := c.m.Config[key]
+	return ok && v.V == value
+}
+
+// refuse fails when key is set to anything but allowed: a key whose other
+// values change what the model allocates in a way memplan does not model.
+func (c *hfConfig) refuse(key string, allowed any, what string) {
+	if v, ok := c.m.Config[key]; ok && v.V != nil && v.V != allowed {
+		c.fail(key, "%v is not modelled (%s; allowed: %v)", v.V, what, allowed)
+	}
 }
 
 // pos returns where key was given, or where the config (or architecture) is.

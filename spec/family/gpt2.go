@@ -47,6 +47,10 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	tp := m.Training.Parallel.TensorRanks()
 	c.Divides("n_head", g.heads, "training.parallel.tensor", tp)
 	c.Divides("n_inner", g.inner, "training.parallel.tensor", tp)
+	c.refuse("add_cross_attention", false, "GPT-2's cross-attention blocks and their layer norms in every layer")
+	if m.Training.Attention == spec.AttentionEager {
+		c.refuse("reorder_and_upcast_attn", false, "with eager attention GPT-2 then computes the scores in an fp32 buffer from fp32 copies of q and k")
+	}
 	tied := c.Bool("tie_word_embeddings")
 	// HF turns the cache off when training with gradient checkpointing.
 	g.useCache = c.Bool("use_cache") && !(m.Training.Mode == spec.ModeTrain && m.Training.ActivationCheckpointing)
@@ -238,7 +242,9 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 
 // activation is GPT-2's activation_function; gelu_new (the default) is
 // NewGELUActivation, a composite whose muls, pow and tanh each save tensors:
-// 0.5*x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))).
+// 0.5*x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))); gelu_fast is
+// FastGELUActivation, another: 0.5*x * (1 + tanh(x * 0.7978845608 *
+// (1 + 0.044715 * x * x))), evaluated left to right.
 func (g *gpt2) activation(name string, x spec.TensorID) spec.TensorID {
 	b := g.b
 	switch g.act {
@@ -250,6 +256,17 @@ func (g *gpt2) activation(name string, x spec.TensorID) spec.TensorID {
 		return b.ReLU(name, x, false)
 	}
 	var out spec.TensorID
+	if g.act == "gelu_fast" {
+		b.Scoped(name, func() {
+			half := b.Scale("half_x", x)
+			scaled := b.Scale("scale_x", x)
+			sq := b.Mul("mul_x", b.Scale("scale_x_sq", x), x)
+			inner := b.Mul("mul_inner", scaled, b.AddScalar("one_plus_sq", sq))
+			t := b.Tanh("tanh", inner)
+			out = b.Mul("mul", half, b.AddScalar("one_plus", t))
+		})
+		return out
+	}
 	b.Scoped(name, func() {
 		half := b.Scale("half_x", x)
 		cube := b.PowAutocast("pow", x)

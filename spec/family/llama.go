@@ -108,17 +108,29 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.headDim = l.d / l.heads
 	}
 	c.Divides("num_attention_heads", l.heads, "num_key_value_heads", l.kvHeads)
+	if c.err == nil && l.headDim > 256 && m.Training.Attention == spec.AttentionSDPA {
+		// transformers repeats k and v for SDPA past 256 (use_gqa_in_sdpa),
+		// and which SDPA kernel PyTorch picks there was not measured.
+		key := "head_dim"
+		if _, given := m.Config[key]; !given {
+			key = "hidden_size"
+		}
+		c.fail(key, "a head dimension of %d is not modelled with SDPA (allowed: up to 256, or training.attention: eager)", l.headDim)
+	}
 	c.Int("max_position_embeddings")
 	c.Float("rms_norm_eps", 0, 1)
 	l.attnDrop = c.Float("attention_dropout", 0, 1)
 	l.tied = c.Bool("tie_word_embeddings")
-	if v.qkvBias {
+	switch {
+	case v.qkvBias:
 		l.attnBias = true
-	} else {
+	case v.class == "LlamaConfig":
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
 		l.mlpBias = c.Bool("mlp_bias")
 	}
+	// (Mistral's projections have no bias whatever attention_bias and
+	// mlp_bias say: modeling_mistral.py builds them with bias=False.)
 	t := m.Training
 	train := t.Mode == spec.ModeTrain
 	// HF turns the cache off when training with gradient checkpointing.
@@ -513,6 +525,11 @@ func (c *hfConfig) slidingWindows(class string, layers int64) []int64 {
 		win := c.OptInt("sliding_window", 0)
 		maxWin := c.nonNegInt("max_window_layers")
 		types := c.strList("layer_types", layers, "full_attention", "sliding_attention")
+		if slices.Contains(types, "sliding_attention") && !(use && win > 0) {
+			// Qwen2Config nulls sliding_window unless use_sliding_window, and
+			// create_sliding_window_causal_mask then raises.
+			c.fail("layer_types", "lists sliding_attention layers but the sliding window is off (use_sliding_window false or no sliding_window), which transformers refuses (allowed: full_attention only, or use_sliding_window: true with a sliding_window)")
+		}
 		for i := range w {
 			sliding := use && win > 0 && int64(i) >= maxWin
 			if types != nil {

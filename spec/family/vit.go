@@ -40,6 +40,22 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 	channels := c.Int("num_channels")
 	qkvBias := c.Bool("qkv_bias")
 	labelsN := c.Int("num_labels")
+	if v, ok := m.Config["id2label"]; ok && v.V != nil {
+		// PreTrainedConfig derives num_labels from id2label.
+		labels, isMap := v.V.(map[string]spec.Value)
+		_, numGiven := m.Config["num_labels"]
+		switch {
+		case !isMap:
+			c.fail("id2label", "want a mapping of class index to label, got %v", v.V)
+		case numGiven && int64(len(labels)) != labelsN:
+			c.fail("id2label", "%d labels but num_labels is %d (allowed: as many labels as num_labels)", len(labels), labelsN)
+		default:
+			labelsN = int64(len(labels))
+		}
+	}
+	if v, ok := m.Config["head_dim"]; ok && v.V != nil && nh > 0 && v.V != d/nh {
+		c.fail("head_dim", "%v is not modelled: ViT's projections then leave hidden_size/num_attention_heads = %d (allowed: %d or leave it out)", v.V, d/nh, d/nh)
+	}
 	c.Divides("hidden_size", d, "num_attention_heads", nh)
 	if c.err == nil && labelsN < 2 {
 		c.fail("num_labels", "%d is not supported (allowed: at least 2: single-label classification with int64 labels)", labelsN)

@@ -1,0 +1,112 @@
+package family
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestConfigKeysThatChangeMemory: keys transformers honours that change
+// what a model allocates are modelled, or refused with what is allowed —
+// never ignored.
+func TestConfigKeysThatChangeMemory(t *testing.T) {
+	const train = "  mode: train\n  batch_size: 2\n  seq_len: 128\n  precision: bf16\n  optimizer: adamw\n"
+	const eager = train + "  attention: eager\n"
+	const ckpt = train + "  activation_checkpointing: true\n"
+	for _, c := range []struct {
+		arch, config, training, want string // want "": accepted
+	}{
+		{"LlamaForCausalLM", smallCfg + "    attn_implementation: flash_attention_2\n", train, "model.config.attn_implementation: flash_attention_2 is not what training.attention says (sdpa)"},
+		{"LlamaForCausalLM", smallCfg + "    attn_implementation: eager\n", eager, ""},
+		{"LlamaForCausalLM", smallCfg + "    gradient_checkpointing: true\n", train, "set training.activation_checkpointing: true instead"},
+		{"LlamaForCausalLM", smallCfg + "    gradient_checkpointing: true\n", ckpt, ""},
+		{"LlamaForCausalLM", smallCfg + "    output_attentions: true\n", eager, "model.config.output_attentions: true keeps every layer's attentions"},
+		{"LlamaForCausalLM", smallCfg + "    output_hidden_states: true\n", train, "model.config.output_hidden_states: true keeps every layer's hidden_states"},
+		{"LlamaForCausalLM", smallCfg + "    output_hidden_states: false\n", train, ""},
+		{"BertForMaskedLM", "    is_causal: true\n", train, "model.config.is_causal: true overrides the masks BertConfig builds"},
+		{"GPT2LMHeadModel", "    n_layer: 2\n    add_cross_attention: true\n", train, "model.config.add_cross_attention: true is not modelled (GPT-2's cross-attention blocks"},
+		{"GPT2LMHeadModel", "    n_layer: 2\n    reorder_and_upcast_attn: true\n", eager, "model.config.reorder_and_upcast_attn: true is not modelled"},
+		{"GPT2LMHeadModel", "    n_layer: 2\n    reorder_and_upcast_attn: true\n", train, ""}, // SDPA ignores it
+		{"LlamaForCausalLM", smallCfg + "    head_dim: 512\n", train, "model.config.head_dim: a head dimension of 512 is not modelled with SDPA"},
+		{"LlamaForCausalLM", smallCfg + "    head_dim: 512\n", eager, ""},
+		{"Qwen2ForCausalLM", smallCfg + "    layer_types: [full_attention, sliding_attention]\n", train, "model.config.layer_types: lists sliding_attention layers but the sliding window is off"},
+		{"Qwen2ForCausalLM", smallCfg + "    layer_types: [full_attention, sliding_attention]\n    use_sliding_window: true\n    sliding_window: 64\n", train, ""},
+	} {
+		_, err := expandYAML(t, llamaYAML(c.arch, c.config, c.training))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %q: %v", c.arch, c.config, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %q: error %v, want %q", c.arch, c.config, err, c.want)
+		}
+	}
+}
+
+// TestMistralHasNoBiases: modeling_mistral.py builds its projections with
+// bias=False whatever attention_bias and mlp_bias say; Llama honours both.
+func TestMistralHasNoBiases(t *testing.T) {
+	params := func(arch, extra string) int64 {
+		g, err := expandYAML(t, llamaYAML(arch, smallCfg+extra, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.ParamCount()
+	}
+	const biases = "    attention_bias: true\n    mlp_bias: true\n"
+	if with, without := params("MistralForCausalLM", biases), params("MistralForCausalLM", ""); with != without {
+		t.Errorf("Mistral: %d parameters with the bias keys, %d without", with, without)
+	}
+	if with, without := params("LlamaForCausalLM", biases), params("LlamaForCausalLM", ""); with <= without {
+		t.Errorf("Llama: %d parameters with the bias keys, %d without", with, without)
+	}
+}
+
+// TestViTLabelsFromId2Label: num_labels follows id2label, as
+// PreTrainedConfig derives it; a mismatch with a given num_labels is refused.
+func TestViTLabelsFromId2Label(t *testing.T) {
+	vit := func(config string) (int64, error) {
+		g, err := expandYAML(t, "name: t\nmodel:\n  architecture: ViTForImageClassification\n  config: {hidden_size: 64, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 128, "+config+"}\ntraining: {batch_size: 2, image_size: 32, precision: fp32, optimizer: sgd}\n")
+		if err != nil {
+			return 0, err
+		}
+		return g.ParamCount(), nil
+	}
+	byMap, err := vit(`id2label: {"0": a, "1": b, "2": c}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCount, err := vit("num_labels: 3")
+	if err != nil || byMap != byCount {
+		t.Errorf("id2label of three: %d parameters, num_labels 3: %d (%v)", byMap, byCount, err)
+	}
+	if _, err := vit(`num_labels: 4, id2label: {"0": a, "1": b}`); err == nil || !strings.Contains(err.Error(), "2 labels but num_labels is 4") {
+		t.Errorf("mismatch: %v", err)
+	}
+}
+
+// TestGPT2FastGELU: FastGELUActivation saves its own chain — x, 0.5·x,
+// x·0.7978845608, 0.044715·x, 1 + 0.044715·x·x, the tanh and 1 + tanh — not
+// gelu_new's.
+func TestGPT2FastGELU(t *testing.T) {
+	g, err := expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {n_layer: 1, n_embd: 64, n_head: 2, vocab_size: 100, activation_function: gelu_fast, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0}\ntraining: {batch_size: 2, seq_len: 16, precision: fp32, optimizer: sgd}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved []string
+	for _, op := range g.Ops {
+		if !strings.Contains(op.Name, ".mlp.act") {
+			continue
+		}
+		for _, id := range op.Saved {
+			if name := g.Tensors[id].Name; !slices.Contains(saved, name) {
+				saved = append(saved, name)
+			}
+		}
+	}
+	slices.Sort(saved)
+	want := []string{"transformer.h.0.mlp.act.half_x.out", "transformer.h.0.mlp.act.one_plus.out", "transformer.h.0.mlp.act.one_plus_sq.out",
+		"transformer.h.0.mlp.act.scale_x.out", "transformer.h.0.mlp.act.scale_x_sq.out", "transformer.h.0.mlp.act.tanh.out", "transformer.h.0.mlp.c_fc.view_out.out"}
+	if !slices.Equal(saved, want) {
+		t.Errorf("saved by gelu_fast:\n%s\nwant\n%s", strings.Join(saved, "\n"), strings.Join(want, "\n"))
+	}
+}
