@@ -479,10 +479,22 @@ func (b *Builder) rmsNormComposite(name string, x, w TensorID) TensorID {
 // Softmax saves its output (autocast: fp32). Its backward,
 // _softmax_backward_data, makes the gradient and an input-sized temporary
 // (measured in GPT-2's eager attention, as in SDPA's math kernel).
+//
+// Under autocast softmax takes dtype=float32 (autocast's fp32_set_opt_dtype
+// policy): ATen's softmax runs an fp16 input through one half-to-float
+// kernel — no cast, an fp32 output, and a backward that writes the fp16
+// input gradient before its fp32 temporary (measured: a custom MLP's
+// softmax under amp-fp16) — and converts any other input first.
 func (b *Builder) Softmax(name string, x TensorID) TensorID {
-	x = b.fp32In(x, name+".input_cast")
-	return b.Emit(OpSpec{Kind: "softmax", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, SaveOut: []int{0},
-		BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", b.DType(x), b.Shape(x)...)}})[0]
+	out := b.DType(x)
+	if _, ok := b.autocastDType(); ok && out == FP16 {
+		out = FP32
+	} else {
+		x = b.fp32In(x, name+".input_cast")
+		out = b.DType(x)
+	}
+	return b.Emit(OpSpec{Kind: "softmax", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", out, b.Shape(x)...)}, SaveOut: []int{0},
+		BackwardTemps: []TensorSpec{TS("softmax_backward_tmp", out, b.Shape(x)...)}})[0]
 }
 
 // Conv2dArgs are the hyper-parameters of a 2-d convolution.

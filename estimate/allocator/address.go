@@ -21,7 +21,11 @@ type addressSpace struct {
 	started bool
 	held    addrRange // window not yet open
 	win     addrRange // open window filled downward (xWinDown)
+	mode    int       // XMODE: 0 undecided, 1 up, 2 down
 }
+var xWinSz, _ = strconv.ParseInt(os.Getenv("XWINSZ"), 10, 64)
+var xMode = os.Getenv("XMODE") == "1"
+
 
 type addrRange struct{ lo, hi int64 }
 
@@ -43,6 +47,11 @@ func (s *addressSpace) open() {
 
 func (s *addressSpace) alloc(size int64) int64 {
 	size = granule(size)
+	if xMode && s.started {
+		if at, ok := s.modeAlloc(size); ok {
+			return at
+		}
+	}
 	fr := int64(freshRange)
 	if xFresh > 0 {
 		fr = xFresh << 20
@@ -100,9 +109,18 @@ func (s *addressSpace) alloc(size int64) int64 {
 		if xWin > 0 {
 			top := at + fresh
 			s.held = addrRange{top - xWin<<20, at - xBlob<<20}
-			s.bottom = top - xWin<<20
+			if xWinSz > 0 {
+				s.held = addrRange{at - xBlob<<20 - xWinSz<<20, at - xBlob<<20}
+			}
+			s.bottom = s.held.lo
 			if xOpen == "start" {
 				s.open()
+			}
+			if xMode {
+				s.win, s.held = s.held, addrRange{}
+				if size == 2<<20 {
+					s.mode = 1
+				}
 			}
 		}
 	}
@@ -136,4 +154,50 @@ func (s *addressSpace) release(addr, size int64) {
 		s.bottom = s.free[0].hi
 		s.free = s.free[1:]
 	}
+}
+
+// modeAlloc: window kept in s.win; small-first decides direction.
+func (s *addressSpace) modeAlloc(size int64) (int64, bool) {
+	// best fit among free ranges first
+	best := -1
+	for i, r := range s.free {
+		if w := r.hi - r.lo; w >= size && (best < 0 || w < s.free[best].hi-s.free[best].lo) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		if s.mode == 0 && size == 2<<20 {
+			s.mode = 2
+		}
+		r := &s.free[best]
+		at := r.lo
+		r.lo += size
+		if r.lo == r.hi {
+			s.free = append(s.free[:best], s.free[best+1:]...)
+		}
+		return at, true
+	}
+	if s.win.hi-s.win.lo < size {
+		return 0, false
+	}
+	if s.mode == 0 && size == 2<<20 {
+		s.mode = 1
+		s.win.hi -= size
+		return s.win.hi, true
+	}
+	if s.mode == 2 {
+		fresh := (size + freshRange - 1) / freshRange * freshRange
+		if fresh > s.win.hi-s.win.lo {
+			fresh = size
+		}
+		s.win.hi -= fresh
+		at := s.win.hi
+		if fresh > size {
+			s.insert(addrRange{at + size, at + fresh})
+		}
+		return at, true
+	}
+	at := s.win.lo
+	s.win.lo += size
+	return at, true
 }

@@ -65,6 +65,15 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 			}
 		}
 		r.a.addrs.held = addrRange{top - xWin<<20, lo}
+		if xMode {
+			r.a.addrs.win, r.a.addrs.held = r.a.addrs.held, addrRange{}
+			r.a.addrs.mode = 2
+			for _, s := range rt.initial {
+				if s.small && s.addr >= top-xWin<<20 && s.addr < top-92<<20 {
+					r.a.addrs.mode = 1
+				}
+			}
+		}
 		if xOpen == "start" {
 			r.a.addrs.open()
 		}
