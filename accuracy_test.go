@@ -61,7 +61,7 @@ func measuredFiles(t *testing.T) map[string]string {
 		matches, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		for _, f := range matches {
 			base := strings.TrimSuffix(filepath.Base(f), ".json")
-			if strings.HasPrefix(base, "probe-") || strings.Contains(base, ".") {
+			if strings.HasPrefix(base, "probe-") || strings.HasSuffix(base, ".saved") {
 				continue
 			}
 			files[base] = f

@@ -77,9 +77,12 @@ func (c *hfConfig) fail(key, format string, args ...any) {
 	}
 }
 
+// raw is a key's value: as given, else the class default. A key given as
+// null is None, as in Python — unset, whatever the default (Mistral's
+// sliding_window: null means no window, not 4096).
 func (c *hfConfig) raw(key string) (any, bool) {
-	if v, ok := c.m.Config[key]; ok && v.V != nil {
-		return v.V, true
+	if v, ok := c.m.Config[key]; ok {
+		return v.V, v.V != nil
 	}
 	d, ok := c.defaults[key]
 	return d, ok && d != nil
@@ -89,7 +92,7 @@ func (c *hfConfig) raw(key string) (any, bool) {
 func (c *hfConfig) Int(key string) int64 {
 	v, ok := c.raw(key)
 	if !ok {
-		c.fail(key, "missing (allowed: a positive integer; %s has no default for it)", c.class)
+		c.fail(key, "missing or null (allowed: a positive integer; %s has no default for it)", c.class)
 		return 1
 	}
 	n, isInt := v.(int64)

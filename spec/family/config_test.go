@@ -110,3 +110,30 @@ func TestGPT2FastGELU(t *testing.T) {
 		t.Errorf("saved by gelu_fast:\n%s\nwant\n%s", strings.Join(saved, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestNullConfigKeyIsNone: a key given as null is Python's None, not the
+// class default — Mistral's sliding_window: null (as in Mistral-7B-v0.2's
+// config.json) means no window, where leaving the key out means 4096.
+func TestNullConfigKeyIsNone(t *testing.T) {
+	windowed := func(extra string) bool {
+		g, err := expandYAML(t, llamaYAML("MistralForCausalLM", smallCfg+extra, "  mode: inference\n  batch_size: 1\n  seq_len: 8192\n  precision: bf16\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range g.Ops {
+			if strings.Contains(op.Name, "sliding_window") {
+				return true
+			}
+		}
+		return false
+	}
+	if !windowed("") {
+		t.Error("no sliding window with the default 4096 at 8192 tokens")
+	}
+	if windowed("    sliding_window: null\n") {
+		t.Error("sliding_window: null still slides")
+	}
+	if _, err := expandYAML(t, llamaYAML("MistralForCausalLM", strings.Replace(smallCfg, "vocab_size: 1000", "vocab_size: null", 1), "")); err == nil || !strings.Contains(err.Error(), "missing or null") {
+		t.Errorf("vocab_size: null: %v", err)
+	}
+}
