@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Rewrite the README's accuracy tables from the tests' output: the
 single-GPU table from `go test -run Accuracy -v .` (rows marked known miss
-there are left alone; runs the table lacks are added at its end) and the
-real-NCCL per-rank table, rows "case (rank)", from `go test -run
-ParallelNCCLAccuracy -v .` (known misses marked). It prints the
+there are left alone) and the real-NCCL per-rank table, rows "case (rank)",
+from `go test -run ParallelNCCLAccuracy -v .` (known misses marked); runs
+a table lacks are added at its end. It prints the
 single-GPU summary the README quotes (runs, figures, mean |error|, how
 many figures are off by more than 1% and 0.5%, per kind of figure) to
 stderr.
@@ -88,7 +88,7 @@ def main(path, dry):
     print('without the known misses (%s):\n%s' % (', '.join(sorted(known & set(single))),
           summary({n: c for n, c in single.items() if n not in known})), file=sys.stderr)
     changed = 0
-    present, last_single = set(), None
+    present, last_single, last_nccl = set(), None, None
     for i, line in enumerate(readme):
         m = re.match(r'\| (\S+(?: \(\d+\))?) \| [\d.]+ / [\d.]+ \|', line)
         if not m:
@@ -97,6 +97,8 @@ def main(path, dry):
         present.add(name)
         if name in single:
             last_single = i
+        if name in nccl:
+            last_nccl = i
         if name in nccl and 'steady' in nccl[name]:
             new = nccl_row(name, nccl[name])
         elif name in single and 'steady' in single[name] and 'known miss' not in line:
@@ -110,12 +112,16 @@ def main(path, dry):
             readme[i] = new
             changed += 1
     missing = [n for n in single if 'steady' in single[n] and n not in present]
-    if missing and last_single is not None:
-        readme[last_single + 1:last_single + 1] = [single_row(n, single[n]) for n in missing]
-        for n in missing:
-            if dry:
-                print('ADD', single_row(n, single[n]))
-    print('changed', changed, 'added', len(missing), file=sys.stderr)
+    missing_nccl = sorted(n for n in nccl if 'steady' in nccl[n] and n not in present)
+    # the later table first, so that the earlier one's index holds
+    for last, names, row, table in sorted([(last_single, missing, single_row, single), (last_nccl, missing_nccl, nccl_row, nccl)],
+                                          key=lambda x: -1 if x[0] is None else x[0], reverse=True):
+        if names and last is not None:
+            readme[last + 1:last + 1] = [row(n, table[n]) for n in names]
+            for n in names:
+                if dry:
+                    print('ADD', row(n, table[n]))
+    print('changed', changed, 'added', len(missing) + len(missing_nccl), file=sys.stderr)
     if not dry:
         open('README.md', 'w').write('\n'.join(readme))
 
