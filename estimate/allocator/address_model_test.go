@@ -52,32 +52,6 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 		low = min(low, s.addr)
 	}
 	r.a.addrs.bottom = low // the model carves below the measured segments
-	r.a.addrs.started = true
-	if xWin > 0 {
-		top := int64(0)
-		for _, s := range rt.initial {
-			top = max(top, s.addr+s.size)
-		}
-		lo := top - 92<<20
-		for _, s := range rt.initial {
-			if s.addr >= top-xWin<<20 {
-				lo = min(lo, s.addr)
-			}
-		}
-		r.a.addrs.held = addrRange{top - xWin<<20, lo}
-		if xMode {
-			r.a.addrs.win, r.a.addrs.held = r.a.addrs.held, addrRange{}
-			r.a.addrs.mode = 2
-			for _, s := range rt.initial {
-				if s.small && s.addr >= top-xWin<<20 && s.addr < top-92<<20 {
-					r.a.addrs.mode = 1
-				}
-			}
-		}
-		if xOpen == "start" {
-			r.a.addrs.open()
-		}
-	}
 	r.a.baseAddr = func(size int64) int64 {
 		if len(r.bases) == 0 {
 			t.Fatal("a segment with no address")

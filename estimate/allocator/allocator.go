@@ -359,9 +359,6 @@ func (a *Allocator) Free(id BlockID) error {
 	b.allocated = false
 	a.st.Allocations--
 	a.st.Allocated -= b.size
-	if xOpen == "free" {
-		a.addrs.open()
-	}
 	a.freeBlock(b)
 	return nil
 }
