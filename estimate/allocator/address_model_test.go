@@ -42,10 +42,14 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 		t.Fatal(err)
 	}
 	// The blocks of the initial segments are carved at their measured
-	// sizes, which roundup_power2_divisions would round: the allocator is
-	// built without it and takes the run's rounding once they stand.
+	// sizes, which roundup_power2_divisions would round, out of whole
+	// segments that max_split_size_mb may call oversize (a 64 MiB segment
+	// PyTorch split for a 62.5 MiB request under max_split_size_mb:64): the
+	// allocator is built without either and takes the run's settings once
+	// they stand.
 	carve := cfg
 	carve.RoundupPower2Divisions, carve.RoundupPower2DivisionsBySize = 0, [RoundupIntervals]int{}
+	carve.MaxSplitSize = 0
 	r := &addressReplay{a: New(carve), segIdx: map[int64]int{}}
 	low := int64(1 << 62)
 	for _, s := range rt.initial {
@@ -100,6 +104,9 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 		r.a.Free(id)
 	}
 	r.a.cfg, r.a.divs = cfg, cfg.divisionTable()
+	if cfg.MaxSplitSize > 0 {
+		r.a.maxSplit = cfg.MaxSplitSize
+	}
 	return r
 }
 
