@@ -67,8 +67,8 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	if c.Bool("add_cross_attention") {
 		c.fail("add_cross_attention", "true is not supported (allowed: false)")
 	}
-	if v, ok := c.raw("chunk_size_feed_forward"); ok && v != int64(0) && v != 0 {
-		c.fail("chunk_size_feed_forward", "%v is not supported (allowed: 0, no chunking)", v)
+	if v, ok := c.raw("chunk_size_feed_forward"); ok && !sameInt(v, 0) {
+		c.fail("chunk_size_feed_forward", "%s is not supported (allowed: 0, no chunking)", shown(v))
 	}
 	c.Divides("hidden_size", d, "num_attention_heads", nh)
 	if c.err != nil {

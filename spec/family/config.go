@@ -2,7 +2,9 @@ package family
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/memplan/memplan/spec"
@@ -60,6 +62,22 @@ func (c *hfConfig) refuse(key string, allowed any, what string) {
 	}
 }
 
+// sameInt says whether a config value is the integer n, as a number: YAML
+// and JSON integers decode as int64 and 64.0 as float64, and an any
+// holding one never equals the other (v == n would refuse head_dim: 64.0
+// as "64 is not 64").
+func sameInt(v any, n int64) bool {
+	switch x := v.(type) {
+	case int64:
+		return x == n
+	case int:
+		return int64(x) == n
+	case float64:
+		return x == float64(n)
+	}
+	return false
+}
+
 // pos returns where key was given, or where the config (or architecture) is.
 func (c *hfConfig) pos(key string) spec.Pos {
 	if v, ok := c.m.Config[key]; ok {
@@ -100,10 +118,20 @@ func (c *hfConfig) Int(key string) int64 {
 		n, isInt = int64(i), true
 	}
 	if !isInt || n <= 0 || n > 1<<40 {
-		c.fail(key, "want a positive integer, got %v", v)
+		c.fail(key, "want a positive integer, got %s", shown(v))
 		return 1
 	}
 	return n
+}
+
+// shown is a config value as an error message quotes it: a float64 keeps
+// its decimal point (64.0, not 64), so that "want an integer" says what is
+// wrong with it.
+func shown(v any) string {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // OptInt reads an integer key that may be null (returns def then).

@@ -137,3 +137,28 @@ func TestNullConfigKeyIsNone(t *testing.T) {
 		t.Errorf("vocab_size: null: %v", err)
 	}
 }
+
+// TestConfigNumbersByValue: a config number is compared by value, not by
+// its decoded type — config.json's 32.0 is a float64 where 32 is an int64,
+// and an interface comparison never finds them equal — and a float where
+// an integer is wanted is quoted as one.
+func TestConfigNumbersByValue(t *testing.T) {
+	vit := func(extra string) error {
+		_, err := expandYAML(t, "name: t\nmodel:\n  architecture: ViTForImageClassification\n  config: {hidden_size: 64, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 128"+extra+"}\ntraining: {batch_size: 2, image_size: 32, precision: fp32, optimizer: sgd}\n")
+		return err
+	}
+	for _, extra := range []string{", head_dim: 32", ", head_dim: 32.0"} {
+		if err := vit(extra); err != nil {
+			t.Errorf("ViT%s: %v", extra, err)
+		}
+	}
+	if err := vit(", head_dim: 16.0"); err == nil || !strings.Contains(err.Error(), "head_dim: 16.0 is not modelled") {
+		t.Errorf("ViT head_dim 16.0: %v", err)
+	}
+	if _, err := expandYAML(t, llamaYAML("BertForMaskedLM", "    num_hidden_layers: 1\n    chunk_size_feed_forward: 0.0\n", "")); err != nil {
+		t.Errorf("BERT chunk_size_feed_forward 0.0: %v", err)
+	}
+	if _, err := expandYAML(t, llamaYAML("LlamaForCausalLM", smallCfg+"    head_dim: 64.0\n", "")); err == nil || !strings.Contains(err.Error(), "want a positive integer, got 64.0") {
+		t.Errorf("Llama head_dim 64.0: %v", err)
+	}
+}

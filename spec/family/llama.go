@@ -554,7 +554,7 @@ func (c *hfConfig) nonNegInt(key string) int64 {
 		n, isInt = int64(i), true
 	}
 	if !isInt || n < 0 {
-		c.fail(key, "want a non-negative integer, got %v", v)
+		c.fail(key, "want a non-negative integer, got %s", shown(v))
 		return 0
 	}
 	return n
