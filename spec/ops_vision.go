@@ -70,8 +70,10 @@ type ConvGeometry struct {
 // (measuredConvWorkspaces): each isolated call picked exactly the engine it
 // picked inside the model. A measured geometry at another batch size is
 // interpolated between the measured batches around it (convTable.interpolate:
-// a workspace is affine in the batch while the engine holds). Elsewhere a
-// rule follows the engine class, which follows the geometry:
+// a workspace is affine in the batch while the engine holds), and a shape
+// measured at other square image sizes between the two sizes around its
+// pixel count (convTable.interpolateSize). Elsewhere a rule follows the
+// engine class, which follows the geometry:
 //
 //   - A 1×1 stride-1 convolution over at least 14×14 outputs runs as a GEMM
 //     directly on NCHW: forward and backward-data need no workspace (≤ 512 B).
