@@ -21,7 +21,9 @@ type hfConfig struct {
 
 func newConfig(m *spec.Model, class string, defaults map[string]any) *hfConfig {
 	c := &hfConfig{m: m, class: class, defaults: defaults}
-	c.checkShared()
+	if !strings.HasPrefix(class, "torchvision.") {
+		c.checkShared()
+	}
 	return c
 }
 
@@ -43,9 +45,23 @@ func (c *hfConfig) checkShared() {
 			c.fail(key, "true keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", strings.TrimPrefix(key, "output_"))
 		}
 	}
-	if v, ok := c.m.Config["is_causal"]; ok && v.V != nil {
-		c.fail("is_causal", "%v overrides the masks %s builds, which memplan does not model (allowed: leave it out)", v.V, c.class)
+	// BERT and ViT attend both ways, the decoders causally; is_causal
+	// set otherwise overrides the masks the model builds.
+	causal := c.class != "BertConfig" && c.class != "ViTConfig"
+	if v, ok := c.m.Config["is_causal"]; ok && v.V != nil && v.V != causal {
+		c.fail("is_causal", "%v overrides the masks %s builds, which memplan does not model (allowed: %v, or leave it out)", v.V, c.class, causal)
 	}
+}
+
+// null says whether key is given as null; failNull reports it for a key
+// Python would fail on as None (allowed names what the key takes).
+func (c *hfConfig) null(key string) bool {
+	v, ok := c.m.Config[key]
+	return ok && v.V == nil
+}
+
+func (c *hfConfig) failNull(key, allowed string) {
+	c.fail(key, "null is not allowed (allowed: %s)", allowed)
 }
 
 // given says whether key is set in the description to value.
@@ -146,6 +162,9 @@ func (c *hfConfig) OptInt(key string, def int64) int64 {
 func (c *hfConfig) Float(key string, lo, hi float64) float64 {
 	v, ok := c.raw(key)
 	if !ok {
+		if c.null(key) {
+			c.failNull(key, fmt.Sprintf("a number from %g to %g", lo, hi))
+		}
 		return 0
 	}
 	var f float64
@@ -183,6 +202,9 @@ func (c *hfConfig) Bool(key string) bool {
 func (c *hfConfig) Str(key string, allowed ...string) string {
 	v, ok := c.raw(key)
 	if !ok {
+		if c.null(key) && len(allowed) > 0 {
+			c.failNull(key, strings.Join(allowed, ", "))
+		}
 		return ""
 	}
 	s, isStr := v.(string)

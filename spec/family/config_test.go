@@ -24,6 +24,11 @@ func TestConfigKeysThatChangeMemory(t *testing.T) {
 		{"LlamaForCausalLM", smallCfg + "    output_hidden_states: true\n", train, "model.config.output_hidden_states: true keeps every layer's hidden_states"},
 		{"LlamaForCausalLM", smallCfg + "    output_hidden_states: false\n", train, ""},
 		{"BertForMaskedLM", "    is_causal: true\n", train, "model.config.is_causal: true overrides the masks BertConfig builds"},
+		{"BertForMaskedLM", "    is_causal: false\n", train, ""}, // what BERT does anyway
+		{"LlamaForCausalLM", smallCfg + "    is_causal: true\n", train, ""},
+		{"LlamaForCausalLM", smallCfg + "    hidden_act: null\n", train, "model.config.hidden_act: null is not allowed (allowed: silu, swish"},
+		{"LlamaForCausalLM", smallCfg + "    attention_dropout: null\n", train, "model.config.attention_dropout: null is not allowed (allowed: a number from 0 to 1)"},
+		{"Qwen2ForCausalLM", smallCfg + "    max_window_layers: null\n", train, "model.config.max_window_layers: null is not allowed (allowed: a non-negative integer)"},
 		{"GPT2LMHeadModel", "    n_layer: 2\n    add_cross_attention: true\n", train, "model.config.add_cross_attention: true is not modelled (GPT-2's cross-attention blocks"},
 		{"GPT2LMHeadModel", "    n_layer: 2\n    reorder_and_upcast_attn: true\n", eager, "model.config.reorder_and_upcast_attn: true is not modelled"},
 		{"GPT2LMHeadModel", "    n_layer: 2\n    reorder_and_upcast_attn: true\n", train, ""}, // SDPA ignores it
@@ -160,5 +165,14 @@ func TestConfigNumbersByValue(t *testing.T) {
 	}
 	if _, err := expandYAML(t, llamaYAML("LlamaForCausalLM", smallCfg+"    head_dim: 64.0\n", "")); err == nil || !strings.Contains(err.Error(), "want a positive integer, got 64.0") {
 		t.Errorf("Llama head_dim 64.0: %v", err)
+	}
+}
+
+// TestTorchvisionSkipsHFKeys: the keys every HF config shares mean nothing
+// to a torchvision constructor, which refuses them as unknown arguments.
+func TestTorchvisionSkipsHFKeys(t *testing.T) {
+	_, err := expandYAML(t, "name: t\nmodel:\n  architecture: torchvision.resnet18\n  config: {attn_implementation: eager}\ntraining: {batch_size: 2, image_size: 64, precision: fp32, optimizer: sgd}\n")
+	if err == nil || !strings.Contains(err.Error(), "takes no such argument") {
+		t.Errorf("torchvision.resnet18 with attn_implementation: %v", err)
 	}
 }

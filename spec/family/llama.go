@@ -547,6 +547,9 @@ func (c *hfConfig) slidingWindows(class string, layers int64) []int64 {
 func (c *hfConfig) nonNegInt(key string) int64 {
 	v, ok := c.raw(key)
 	if !ok {
+		if c.null(key) {
+			c.failNull(key, "a non-negative integer")
+		}
 		return 0
 	}
 	n, isInt := v.(int64)

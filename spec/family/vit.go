@@ -46,7 +46,7 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 		_, numGiven := m.Config["num_labels"]
 		switch {
 		case !isMap:
-			c.fail("id2label", "want a mapping of class index to label, got %v", v.V)
+			c.fail("id2label", "want a mapping of class index to label, got %v (allowed: a mapping such as {\"0\": cat, \"1\": dog})", v.V)
 		case numGiven && int64(len(labels)) != labelsN:
 			c.fail("id2label", "%d labels but num_labels is %d (allowed: as many labels as num_labels)", len(labels), labelsN)
 		default:
