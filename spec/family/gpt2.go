@@ -120,7 +120,7 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 		if g.eager {
 			// The additive mask, made before the embedding dropout, a local
 			// of GPT2Model.forward (measured).
-			g.mask = eagerCausalMask(b, "causal_mask", b.DType(h), g.batch, g.seq)
+			g.mask = eagerCausalMask(b, "causal_mask", b.DType(h), g.batch, g.seq, 0)
 		}
 		h = b.Dropout("drop", h, g.embd)
 		// The layers are alike: Repeat writes the copies after the first four.

@@ -292,28 +292,11 @@ func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 		}
 		switch {
 		case l.eager:
-			out[w] = eagerCausalMask(b, fmt.Sprintf("causal_mask_w%d", w), b.DType(emb), l.batch, l.seq)
+			out[w] = eagerCausalMask(b, fmt.Sprintf("causal_mask_w%d", w), b.DType(emb), l.batch, l.seq, w)
 		case w > 0 && l.seq >= w:
-			// masking_utils' sdpa_mask makes its index tensors, then
-			// evaluates and_masks(sliding window, causal) on [S, S] grids:
-			// a 0-d true to start from; the window's inner mask (through an
-			// int64 [S] of the query positions less the window, freed once
-			// compared); its and; the causal mask and the final and — each
-			// and freeing what it combined (measured: Mistral with a
-			// 300-token window).
+			// SDPA skips the mask while the window covers the sequence.
 			b.Scoped(fmt.Sprintf("sliding_window_mask_w%d", w), func() {
-				indices := sdpaMaskIndices(b, l.batch, l.seq)
-				grid := []spec.TensorSpec{spec.TS("out", spec.Bool, 1, 1, l.seq, l.seq)}
-				mk := func(kind, name string, in ...spec.TensorID) spec.TensorID {
-					return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true, Outputs: grid})[0]
-				}
-				start := b.Emit(spec.OpSpec{Kind: "new_ones", Name: "start", NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Bool)}})[0]
-				window := b.Emit(spec.OpSpec{Kind: "sliding_window_overlay", Name: "inner_mask", Inputs: indices, NoGrad: true, Outputs: grid,
-					Temps: []spec.TensorSpec{spec.TS("q_less_window", spec.Int64, l.seq)}, TempsFirst: 1})[0]
-				and1 := mk("and_mask", "and_window", start, window)
-				causal := mk("causal_mask_function", "causal", indices...)
-				out[w] = mk("and_mask", "and_causal", and1, causal)
-				b.HoldUntilLastOp(indices...)
+				out[w] = slidingWindowGrid(b, l.batch, l.seq)
 			})
 		default:
 			out[w] = spec.NoTensor
