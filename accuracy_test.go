@@ -44,6 +44,9 @@ var knownMisses = map[string]map[string]string{
 	"custom-convnet-wide-fp32-sgd-mom-b32-img64": {
 		"steady peak reserved": convRuleMissWide,
 	},
+	"llama-small-eager-amp-bf16-adamw-ckpt-b4-s1024": {
+		"steady peak reserved": "placement, not requests: every request of every step is the run's in both pools, and with PyTorch's segment addresses the allocator model puts every block where PyTorch did (TestReplayRunTraces); with the model's addresses a tie between equal free blocks in two segments goes the other way in the first backward (TestAddressModelDivergence), and the run makes a 256 MiB segment the estimate does not (−5.5%; notes/addresses.md)",
+	},
 }
 
 // convRuleMiss and convRuleMissWide are why a convnet of shapes no table
