@@ -348,10 +348,6 @@ func (t *convTable) interpolateSize(pass ConvPass, g ConvGeometry) (int64, bool)
 	sizes := t.sizes[family]
 	px := g.H * g.W
 	i, _ := slices.BinarySearchFunc(sizes, px, func(s, px int64) int { return cmp.Compare(s*s, px) })
-	if i == 0 || i >= len(sizes) || sizes[i]*sizes[i] == px {
-		return 0, false
-	}
-	lo, hi := sizes[i-1], sizes[i]
 	at := func(s int64) (int64, ConvGeometry, bool) {
 		n := g
 		n.H, n.W = s, s
@@ -359,6 +355,23 @@ func (t *convTable) interpolateSize(pass ConvPass, g ConvGeometry) (int64, bool)
 		v, ok := t.at(pass, keyOf(n))
 		return v, n, ok
 	}
+	if i < len(sizes) && sizes[i]*sizes[i] == px {
+		// A non-square input of a measured square's pixel count takes that
+		// square's workspace (the point the line would pass through); a
+		// square one the table holds was looked up before.
+		v, gs, ok := at(sizes[i])
+		if g.H == g.W || !ok {
+			return 0, false
+		}
+		if convWorkspaceRule(pass, gs) == v {
+			return convWorkspaceRule(pass, g), true
+		}
+		return v, true
+	}
+	if i == 0 || i >= len(sizes) {
+		return 0, false
+	}
+	lo, hi := sizes[i-1], sizes[i]
 	a, ga, okA := at(lo)
 	b, gb, okB := at(hi)
 	if !okA || !okB {

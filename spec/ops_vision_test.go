@@ -130,6 +130,20 @@ func TestConvWorkspaceSizeInterpolationBounds(t *testing.T) {
 	if _, ok := table.interpolateSize(ConvBackwardFilter, stem(200)); !ok {
 		t.Error("200 px: not interpolated between 192 and 224")
 	}
+	// 256×196 has 224×224's pixels: that square's workspace, or the rule
+	// where the rule gives the square's.
+	wide := stem(224)
+	wide.H, wide.W, wide.Wo = 256, 196, (196+2*3-7)/2+1
+	got, ok := table.interpolateSize(ConvBackwardFilter, wide)
+	square := table.ws[keyOf(stem(224))][ConvBackwardFilter]
+	if want := square; convWorkspaceRule(ConvBackwardFilter, stem(224)) == square {
+		want = convWorkspaceRule(ConvBackwardFilter, wide)
+		if !ok || got != want {
+			t.Errorf("256×196: %d, %v; want the rule's %d", got, ok, want)
+		}
+	} else if !ok || got != want {
+		t.Errorf("256×196: %d, %v; want 224×224's %d", got, ok, want)
+	}
 }
 
 // geometryOf is the geometry of a table key.

@@ -37,8 +37,8 @@ func (c *hfConfig) checkShared() {
 	if v, ok := c.m.Config["attn_implementation"]; ok && v.V != nil && v.V != t.Attention.String() {
 		c.fail("attn_implementation", "%v is not what training.attention says (%s): memplan models the attention training.attention names (allowed: that value, or leave the key out and set training.attention: sdpa | eager)", v.V, t.Attention)
 	}
-	if c.given("gradient_checkpointing", true) && !t.ActivationCheckpointing {
-		c.fail("gradient_checkpointing", "true makes transformers checkpoint every layer (allowed: false; set training.activation_checkpointing: true instead)")
+	if v, ok := c.m.Config["gradient_checkpointing"]; ok && truthy(v.V) && !t.ActivationCheckpointing {
+		c.fail("gradient_checkpointing", "%v makes transformers checkpoint every layer (allowed: false; set training.activation_checkpointing: true instead)", shown(v.V))
 	}
 	for _, key := range []string{"output_attentions", "output_hidden_states"} {
 		if c.given(key, true) {
@@ -62,6 +62,28 @@ func (c *hfConfig) null(key string) bool {
 
 func (c *hfConfig) failNull(key, allowed string) {
 	c.fail(key, "null is not allowed (allowed: %s)", allowed)
+}
+
+// truthy is Python's truth of a config value: true, a nonzero number, a
+// non-empty string, list or mapping.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case int64:
+		return x != 0
+	case int:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []spec.Value:
+		return len(x) > 0
+	case map[string]spec.Value:
+		return len(x) > 0
+	}
+	return false
 }
 
 // given says whether key is set in the description to value.

@@ -112,7 +112,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		// transformers repeats k and v for SDPA past 256 (use_gqa_in_sdpa),
 		// and which SDPA kernel PyTorch picks there was not measured.
 		key := "head_dim"
-		if _, given := m.Config[key]; !given {
+		if v, given := m.Config[key]; !given || v.V == nil {
 			key = "hidden_size"
 		}
 		c.fail(key, "a head dimension of %d is not modelled with SDPA (allowed: up to 256, or training.attention: eager)", l.headDim)
@@ -146,7 +146,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	}
 	if c.err == nil && l.headDim%2 != 0 {
 		key := "head_dim"
-		if _, ok := m.Config[key]; !ok {
+		if v, ok := m.Config[key]; !ok || v.V == nil {
 			key = "hidden_size"
 		}
 		c.fail(key, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
