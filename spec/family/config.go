@@ -28,8 +28,8 @@ func newConfig(m *spec.Model, class string, defaults map[string]any) *hfConfig {
 }
 
 // checkShared refuses the keys every PreTrainedConfig accepts that change
-// what the model allocates but that memplan takes from training: — or does
-// not model — rather than ignore them (transformers 5.17:
+// what the model allocates but that memplan takes from the training
+// section, or does not model, rather than ignore them (transformers 5.17:
 // configuration_utils.py, modeling_utils.py, utils/output_capturing.py,
 // masking_utils.py).
 func (c *hfConfig) checkShared() {
@@ -41,8 +41,8 @@ func (c *hfConfig) checkShared() {
 		c.fail("gradient_checkpointing", "%v makes transformers checkpoint every layer (allowed: false; set training.activation_checkpointing: true instead)", shown(v.V))
 	}
 	for _, key := range []string{"output_attentions", "output_hidden_states"} {
-		if c.given(key, true) {
-			c.fail(key, "true keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", strings.TrimPrefix(key, "output_"))
+		if v, ok := c.m.Config[key]; ok && truthy(v.V) {
+			c.fail(key, "%s keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", shown(v.V), strings.TrimPrefix(key, "output_"))
 		}
 	}
 	// BERT and ViT attend both ways, the decoders causally; is_causal
@@ -84,12 +84,6 @@ func truthy(v any) bool {
 		return len(x) > 0
 	}
 	return false
-}
-
-// given says whether key is set in the description to value.
-func (c *hfConfig) given(key string, value any) bool {
-	v, ok := c.m.Config[key]
-	return ok && v.V == value
 }
 
 // refuse fails when key is set to anything but allowed: a key whose other
