@@ -161,12 +161,8 @@ func (s *ConvWorkspaceSource) UnmarshalText(b []byte) error {
 // measurements (exact, then interpolated in the batch, then between image
 // sizes), else the rule.
 func builtinConvWorkspace(pass ConvPass, g ConvGeometry) (int64, ConvWorkspaceSource) {
-	key := keyOf(g)
 	table := measuredConvWorkspaces()
-	if v, ok := table.ws[key]; ok {
-		return v[pass], ConvFromH200Table
-	}
-	if v, ok := table.interpolate(pass, key); ok {
+	if v, ok := table.at(pass, keyOf(g)); ok {
 		return v, ConvFromH200Table
 	}
 	if v, ok := table.interpolateSize(pass, g); ok {
@@ -205,11 +201,7 @@ func (t *ConvWorkspaceTable) lookup(pass ConvPass, g ConvGeometry) (int64, bool)
 	if t.Len() == 0 {
 		return 0, false
 	}
-	key := keyOf(g)
-	if v, ok := t.t.ws[key]; ok {
-		return v[pass], true
-	}
-	return t.t.interpolate(pass, key)
+	return t.t.at(pass, keyOf(g))
 }
 
 // ConvWorkspace sizes a workspace for the target GPU: its profile's table
@@ -285,9 +277,7 @@ func (t *convTable) interpolate(pass ConvPass, key convKey) (int64, bool) {
 		v, ok := t.ws[k]
 		return float64(v[pass]), ok
 	}
-	shape := key
-	shape.n = 0
-	bs := t.batches[shape]
+	bs := t.batches[key.shape()]
 	if len(bs) < 2 {
 		return 0, false
 	}
@@ -343,15 +333,13 @@ func (t *convTable) at(pass ConvPass, key convKey) (int64, bool) {
 // table's (examples/holdout17) come out 67% to the byte and 86% within 5%
 // (the rule: 38% and 76%).
 func (t *convTable) interpolateSize(pass ConvPass, g ConvGeometry) (int64, bool) {
-	family := keyOf(g)
-	family.n, family.h, family.w = 0, 0, 0
-	sizes := t.sizes[family]
+	sizes := t.sizes[keyOf(g).family()]
 	px := g.H * g.W
 	i, _ := slices.BinarySearchFunc(sizes, px, func(s, px int64) int { return cmp.Compare(s*s, px) })
 	at := func(s int64) (int64, ConvGeometry, bool) {
 		n := g
 		n.H, n.W = s, s
-		n.Ho, n.Wo = (s+2*g.Pad-g.KH)/g.Stride+1, (s+2*g.Pad-g.KW)/g.Stride+1
+		n.Ho, n.Wo = ConvOut(s, g.KH, g.Stride, g.Pad, 1), ConvOut(s, g.KW, g.Stride, g.Pad, 1)
 		v, ok := t.at(pass, keyOf(n))
 		return v, n, ok
 	}
@@ -625,6 +613,19 @@ func keyOf(g ConvGeometry) convKey {
 	return convKey{g.DType, g.N, g.Cin, g.H, g.W, g.Cout, g.KH, g.KW, g.Stride, g.Pad, max(g.Groups, 1)}
 }
 
+// shape is the key less its batch: what convTable.batches is indexed by.
+func (k convKey) shape() convKey {
+	k.n = 0
+	return k
+}
+
+// family is the key less its batch and image size: what convTable.sizes
+// is indexed by.
+func (k convKey) family() convKey {
+	k.n, k.h, k.w = 0, 0, 0
+	return k
+}
+
 // convTable holds measured workspaces (forward, backward-data,
 // backward-filter; bytes requested) by geometry; for each shape (a
 // geometry less its batch) the batch sizes it holds, ascending; and for
@@ -643,12 +644,10 @@ func newConvTable(n int) *convTable {
 // set records a geometry's workspaces.
 func (t *convTable) set(k convKey, v [3]int64) {
 	if _, ok := t.ws[k]; !ok {
-		shape := k
-		shape.n = 0
+		shape := k.shape()
 		t.batches[shape] = insertSorted(t.batches[shape], k.n)
 		if k.h == k.w {
-			family := shape
-			family.h, family.w = 0, 0
+			family := k.family()
 			t.sizes[family] = insertSorted(t.sizes[family], k.h)
 		}
 	}
@@ -671,15 +670,13 @@ func (t *convTable) remove(k convKey) {
 		return
 	}
 	delete(t.ws, k)
-	shape := k
-	shape.n = 0
+	shape := k.shape()
 	bs := t.batches[shape]
 	if i, found := slices.BinarySearch(bs, k.n); found {
 		t.batches[shape] = slices.Delete(bs, i, i+1)
 	}
 	if len(t.batches[shape]) == 0 && k.h == k.w {
-		family := shape
-		family.h, family.w = 0, 0
+		family := k.family()
 		if i, found := slices.BinarySearch(t.sizes[family], k.h); found {
 			t.sizes[family] = slices.Delete(t.sizes[family], i, i+1)
 		}

@@ -65,9 +65,8 @@ func TestConvWorkspaceSizeInterpolation(t *testing.T) {
 	for k, v := range measuredConvWorkspaces().ws {
 		table.set(k, v)
 		if k.h == k.w {
-			family := k
-			family.n, family.h, family.w = 0, 0, 0
-			bySize[place{family, k.h}] = append(bySize[place{family, k.h}], k)
+			at := place{k.family(), k.h}
+			bySize[at] = append(bySize[at], k)
 		}
 	}
 	var n, exact, near int
@@ -149,7 +148,7 @@ func TestConvWorkspaceSizeInterpolationBounds(t *testing.T) {
 // geometryOf is the geometry of a table key.
 func geometryOf(k convKey) ConvGeometry {
 	return ConvGeometry{N: k.n, Cin: k.cin, H: k.h, W: k.w, Cout: k.cout,
-		Ho: (k.h+2*k.pad-k.kh)/k.stride + 1, Wo: (k.w+2*k.pad-k.kw)/k.stride + 1,
+		Ho: ConvOut(k.h, k.kh, k.stride, k.pad, 1), Wo: ConvOut(k.w, k.kw, k.stride, k.pad, 1),
 		KH: k.kh, KW: k.kw, Stride: k.stride, Pad: k.pad, Groups: k.groups, DType: k.dt}
 }
 
