@@ -108,14 +108,16 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.headDim = l.d / l.heads
 	}
 	c.Divides("num_attention_heads", l.heads, "num_key_value_heads", l.kvHeads)
+	// An error about the head dimension points at head_dim when it is given,
+	// else at hidden_size, which it then follows from.
+	headDimKey := "head_dim"
+	if hd, given := m.Config[headDimKey]; !given || hd.V == nil {
+		headDimKey = "hidden_size"
+	}
 	if c.err == nil && l.headDim > 256 && m.Training.Attention == spec.AttentionSDPA {
 		// transformers repeats k and v for SDPA past 256 (use_gqa_in_sdpa),
 		// and which SDPA kernel PyTorch picks there was not measured.
-		key := "head_dim"
-		if v, given := m.Config[key]; !given || v.V == nil {
-			key = "hidden_size"
-		}
-		c.fail(key, "a head dimension of %d is not modelled with SDPA (allowed: up to 256, or training.attention: eager)", l.headDim)
+		c.fail(headDimKey, "a head dimension of %d is not modelled with SDPA (allowed: up to 256, or training.attention: eager)", l.headDim)
 	}
 	c.Int("max_position_embeddings")
 	c.Float("rms_norm_eps", 0, 1)
@@ -145,11 +147,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.maskWindows = append([]int64{0}, l.maskWindows...)
 	}
 	if c.err == nil && l.headDim%2 != 0 {
-		key := "head_dim"
-		if v, ok := m.Config[key]; !ok || v.V == nil {
-			key = "hidden_size"
-		}
-		c.fail(key, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
+		c.fail(headDimKey, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
 	}
 	// Megatron-style tensor parallelism: q/k/v and gate/up are column
 	// parallel (each rank holds its share of heads, kv heads and MLP width),
