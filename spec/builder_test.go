@@ -39,9 +39,9 @@ func TestNoGradExtras(t *testing.T) {
 		w := b.Param("w", []int64{64}, BF16)
 		ln := b.LayerNorm("ln", x, w, NoTensor)
 		q := b.Input("q", []int64{2, 4, 16, 16}, BF16)
-		frozen := b.SDPACausal("frozen", q, q, q, 0) // no input needs a gradient
+		frozen := b.SDPACausal("frozen", q, q, q) // no input needs a gradient
 		b.T(q).RequiresGrad = mode == ModeTrain
-		att := b.SDPACausal("attn", q, q, q, 0)
+		att := b.SDPACausal("attn", q, q, q)
 		wantTemps(b.g, frozen, 2, "frozen.philox_seed", "frozen.philox_offset", "frozen.scratch")
 		if mode == ModeInference {
 			wantTemps(b.g, ln, 0, "ln.mean", "ln.rstd")

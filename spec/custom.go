@@ -462,7 +462,7 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		var out TensorID
 		b.Scoped(name, func() {
 			qkv := b.Split("split_heads", x, 3, []int64{s[0], heads, s[1], hd})
-			o := b.SDPA("sdpa", qkv[0], qkv[1], qkv[2], NoTensor, causal, 0)
+			o := b.SDPA("sdpa", qkv[0], qkv[1], qkv[2], NoTensor, causal)
 			// o.transpose(1, 2).reshape(b, s, d): the fused kernels lay their
 			// output out [B, S, H, D], so the reshape is a view (measured: no
 			// allocation at that line, fp32 and bf16); the math kernel's is

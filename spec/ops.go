@@ -614,20 +614,20 @@ func efficientBackwardTemps(bsz, heads, s, d int64) ([]TensorSpec, []int) {
 }
 
 // SDPA is F.scaled_dot_product_attention on q, k, v of shape [B, H, S, d]
-// (kv heads may be fewer: the caller repeats them) with dropout_p dropout.
-// Saves q, k, v, the output, a fp32 logsumexp and the philox seed/offset —
-// on the GPU for cuDNN; the memory-efficient kernel keeps them on the CPU,
-// the philox state when it drops out and empty CPU tensors when it does
-// not (measured: GPT-2 fp32 with dropout, a custom fp32 transformer
-// without).
-func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool, dropout float64) TensorID {
+// (kv heads may be fewer: the caller repeats them). Saves q, k, v, the
+// output, a fp32 logsumexp and the philox seed/offset — on the GPU for
+// cuDNN; the memory-efficient kernel keeps them on the CPU, the philox state
+// when it drops out and empty CPU tensors when it does not (measured: GPT-2
+// fp32 with dropout, a custom fp32 transformer without). Its dropout_p
+// changes nothing these kernels allocate: they keep no mask but regenerate
+// it from the philox state.
+func (b *Builder) SDPA(name string, q, k, v, mask TensorID, causal bool) TensorID {
 	q = b.matmulIn(q, name+".q_cast")
 	k = b.matmulIn(k, name+".k_cast")
 	v = b.matmulIn(v, name+".v_cast")
 	qs := b.Shape(q)
 	bsz, heads, s, d := qs[0], qs[1], qs[2], qs[3]
 	backend := PickSDPA(b.DType(q), mask != NoTensor)
-	_ = dropout // the fused kernels keep no mask: dropout is regenerated from the philox state
 	in := []TensorID{q, k, v}
 	saved := []TensorID{q, k, v}
 	noGrad := []int{}

@@ -395,8 +395,9 @@ func (b *Builder) HeadsView(name string, x TensorID, copyGrad bool, shape ...int
 // scratch; the backward allocates dq, dk, dv and one workspace of
 // (GQA ? 2 : 1)·B·H·S·D·4 + B·H·S·4 + 256 bytes (measured at five shapes).
 // fp32 with GQA falls back to the math kernel (SDPAMathGQA); fp32 without
-// GQA runs the memory-efficient kernel.
-func (b *Builder) SDPACausal(name string, q, k, v TensorID, dropout float64) TensorID {
+// GQA runs the memory-efficient kernel. Attention dropout changes nothing
+// they allocate (SDPA).
+func (b *Builder) SDPACausal(name string, q, k, v TensorID) TensorID {
 	v = b.matmulIn(v, name+".v_cast")
 	k = b.matmulIn(k, name+".k_cast")
 	q = b.matmulIn(q, name+".q_cast")
@@ -408,7 +409,7 @@ func (b *Builder) SDPACausal(name string, q, k, v TensorID, dropout float64) Ten
 	case dt == FP32 && gqa:
 		return b.SDPAMathGQA(name, q, k, v)
 	case dt == FP32:
-		return b.SDPA(name, q, k, v, NoTensor, true, dropout)
+		return b.SDPA(name, q, k, v, NoTensor, true)
 	}
 	ws := bsz*heads*s*d*4 + bsz*heads*s*4 + 256
 	if gqa {

@@ -556,7 +556,10 @@ func BiasGradReduceTemps(n, h int64) []TensorSpec { return stagingTemps(n, h) }
 //     (training), the output, an fp32 logsumexp [B, H, S, 1] and a 256-byte
 //     scratch. Backward: dq, dk, dv and one workspace of
 //     B·H·S·d·4 + B·H·S·4 + 256 bytes (fp32 dQ accumulator and softmax sums).
-func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) TensorID {
+//
+// Attention dropout changes none of this: the kernels keep no mask but
+// regenerate it from the philox state.
+func (b *Builder) EncoderSDPA(name string, q, k, v TensorID) TensorID {
 	q = b.matmulIn(q, name+".q_cast")
 	k = b.matmulIn(k, name+".k_cast")
 	v = b.matmulIn(v, name+".v_cast")
@@ -580,7 +583,6 @@ func (b *Builder) EncoderSDPA(name string, q, k, v TensorID, dropout float64) Te
 		spec.Temps = []TensorSpec{TS("scratch", UInt8, 256)}
 		spec.BackwardTemps = []TensorSpec{TS("workspace", UInt8, bsz*heads*s*d*4+bhs4+256)}
 	}
-	_ = dropout // the kernels keep no mask: dropout is regenerated from the philox state
 	return b.Emit(spec)[0]
 }
 

@@ -59,7 +59,9 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	types := c.Int("type_vocab_size")
 	act := c.Str("hidden_act", encoderActs...)
 	hdrop := c.Float("hidden_dropout_prob", 0, 1)
-	adrop := c.Float("attention_probs_dropout_prob", 0, 1)
+	// Attention dropout: read for its range, it changes nothing SDPA's
+	// kernels allocate (EncoderSDPA).
+	c.Float("attention_probs_dropout_prob", 0, 1)
 	tied := c.Bool("tie_word_embeddings")
 	if c.Bool("is_decoder") {
 		c.fail("is_decoder", "true is not supported (allowed: false; BertForMaskedLM is bidirectional)")
@@ -84,7 +86,7 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	t := m.Training
 	train := t.Mode == spec.ModeTrain
 	if !train {
-		hdrop, adrop = 0, 0 // model.eval()
+		hdrop = 0 // model.eval()
 	}
 	bsz := t.BatchSize
 	pdt := t.Precision.ParamDType()
@@ -177,7 +179,7 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 						q := heads(b, "query_heads", b.Linear("query", in, l.qW, l.qB), bsz, seq, nh, hd)
 						k := heads(b, "key_heads", b.Linear("key", in, l.kW, l.kB), bsz, seq, nh, hd)
 						v := heads(b, "value_heads", b.Linear("value", in, l.vW, l.vB), bsz, seq, nh, hd)
-						o := b.EncoderSDPA("sdpa", q, k, v, adrop)
+						o := b.EncoderSDPA("sdpa", q, k, v)
 						// transpose(1, 2).contiguous() of the kernel's [B, S, H, d] output and reshape: views.
 						ctx = b.View("merge_heads", o, bsz, seq, d)
 					})

@@ -206,7 +206,7 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 				k = b.CacheCopy("cache_keys", k, relayout)
 				v = b.CacheCopy("cache_values", v, relayout)
 			}
-			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true, g.attnDrop)
+			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true)
 		}
 		merged := b.View("merge_heads", o, g.batch, g.seq, g.ld)
 		attnOut = g.conv1D("c_proj", merged, projW, projB)

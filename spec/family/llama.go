@@ -395,7 +395,7 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		case mask != spec.NoTensor:
 			o = l.maskedSDPA(q, k, v, mask)
 		default:
-			o = b.SDPACausal("sdpa", q, k, v, l.attnDrop)
+			o = b.SDPACausal("sdpa", q, k, v)
 			if b.DType(o) == spec.FP32 && gqa {
 				// The math kernel's output is laid out [B, H, S, D]: the
 				// transpose(1, 2).contiguous() copies it.
@@ -423,7 +423,7 @@ func (l *llama) maskedSDPA(q, k, v, mask spec.TensorID) spec.TensorID {
 		k = l.repeatKV("repeat_k", k)
 		v = l.repeatKV("repeat_v", v)
 	}
-	o := b.SDPA("sdpa", q, k, v, mask, false, l.attnDrop)
+	o := b.SDPA("sdpa", q, k, v, mask, false)
 	b.HoldUntilLastOp(k, v)
 	return o
 }

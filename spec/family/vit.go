@@ -34,7 +34,9 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 	inner := c.Int("intermediate_size")
 	act := c.Str("hidden_act", encoderActs...)
 	hdrop := c.Float("hidden_dropout_prob", 0, 1)
-	adrop := c.Float("attention_probs_dropout_prob", 0, 1)
+	// Attention dropout: read for its range, it changes nothing SDPA's
+	// kernels allocate (EncoderSDPA).
+	c.Float("attention_probs_dropout_prob", 0, 1)
 	size := c.Int("image_size")
 	patch := c.Int("patch_size")
 	channels := c.Int("num_channels")
@@ -73,7 +75,7 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 	}
 	train := t.Mode == spec.ModeTrain
 	if !train {
-		hdrop, adrop = 0, 0 // model.eval()
+		hdrop = 0 // model.eval()
 	}
 	bsz := t.BatchSize
 	pdt := t.Precision.ParamDType()
@@ -151,7 +153,7 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 					q := heads(b, "query_heads", b.Linear("q_proj", x, l.qW, l.qB), bsz, seq, nh, hd)
 					k := heads(b, "key_heads", b.Linear("k_proj", x, l.kW, l.kB), bsz, seq, nh, hd)
 					v := heads(b, "value_heads", b.Linear("v_proj", x, l.vW, l.vB), bsz, seq, nh, hd)
-					o := b.EncoderSDPA("sdpa", q, k, v, adrop)
+					o := b.EncoderSDPA("sdpa", q, k, v)
 					o = b.View("merge_heads", o, bsz, seq, d)
 					a = b.Linear("o_proj", o, l.oW, l.oB)
 					// measured: the q/k/v projections are released only when
