@@ -195,9 +195,9 @@ func TestParallelNCCLAccuracy(t *testing.T) {
 		base := filepath.Base(mf)
 		name := base[:strings.Index(base, ".rank")]
 		t.Run(strings.TrimSuffix(base, ".json"), func(t *testing.T) {
-			example := filepath.Join("examples/parallel", name+".yaml")
-			if held, _ := filepath.Glob("examples/holdout*/parallel/" + name + ".yaml"); len(held) > 0 {
-				example = held[0]
+			example := parallelExample(name)
+			if example == "" {
+				t.Fatalf("%s: no description", name)
 			}
 			r, m := estimateAndMeasured(t, example, mf)
 			compareAllocated(t, r, m, true)

@@ -169,14 +169,7 @@ func TestRunTracesLineUpEveryStep(t *testing.T) {
 					break
 				}
 				steps++
-				est := estimatedRequests(r, iteration)
-				for _, large := range []bool{true, false} {
-					pool := poolName(large)
-					lined := comparePool(t, fmt.Sprintf("step %d, %s", step, pool), poolRequests(measured, large), poolRequests(est, large), misses[pool] == "")
-					if lined && misses[pool] != "" && step == 0 {
-						t.Errorf("%s pool lines up now: remove it from traceMisses", pool)
-					}
-				}
+				comparePools(t, fmt.Sprintf("step %d, ", step), measured, estimatedRequests(r, iteration), misses, step == 0)
 			}
 			if steps < 3 {
 				t.Errorf("%d steps in the trace, want 3", steps)
@@ -202,32 +195,19 @@ func TestTracesLineUp(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl.gz")
 		example := singleGPUExample(name)
 		if strings.Contains(path, "/parallel/") {
-			examples, _ := filepath.Glob("examples/*parallel/" + name + ".yaml")
-			more, _ := filepath.Glob("examples/*/parallel/" + name + ".yaml")
-			example = ""
-			if examples = append(examples, more...); len(examples) > 0 {
-				example = examples[0]
-			}
+			example = parallelExample(name)
 		}
 		if example == "" {
 			continue
 		}
 		checked[name] = true
 		t.Run(name, func(t *testing.T) {
-			misses := traceMisses[name]
 			measured, iteration := traceRequests(t, path)
 			r, err := estimateFile(example, "", true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			est := estimatedRequests(r, iteration)
-			for _, large := range []bool{true, false} {
-				pool := poolName(large)
-				lined := comparePool(t, pool, poolRequests(measured, large), poolRequests(est, large), misses[pool] == "")
-				if lined && misses[pool] != "" {
-					t.Errorf("%s pool lines up now: remove it from traceMisses", pool)
-				}
-			}
+			comparePools(t, "", measured, estimatedRequests(r, iteration), traceMisses[name], true)
 		})
 	}
 	for name := range traceMisses {
@@ -244,12 +224,39 @@ func TestTracesLineUp(t *testing.T) {
 // run: examples/<name>.yaml or one in a folder under examples/ (the
 // measured and hold-out sets); "" when there is none.
 func singleGPUExample(name string) string {
-	for _, pattern := range []string{"examples/" + name + ".yaml", "examples/*/" + name + ".yaml"} {
+	return firstMatch("examples/"+name+".yaml", "examples/*/"+name+".yaml")
+}
+
+// parallelExample is the bundled description of a measured per-rank run:
+// examples/parallel/<name>.yaml or one in a hold-out set's parallel/
+// folder; "" when there is none.
+func parallelExample(name string) string {
+	return firstMatch("examples/parallel/"+name+".yaml", "examples/*/parallel/"+name+".yaml")
+}
+
+// firstMatch is the first file the first pattern with any match finds.
+func firstMatch(patterns ...string) string {
+	for _, pattern := range patterns {
 		if found, _ := filepath.Glob(pattern); len(found) > 0 {
 			return found[0]
 		}
 	}
 	return ""
+}
+
+// comparePools holds both pools of one traced step to the estimate's
+// (comparePool), but for those misses lists; with staleCheck a listed pool
+// that lines up now is an error, so that the list does not outlive its
+// reason.
+func comparePools(t *testing.T, label string, measured, est []poolRequest, misses map[string]string, staleCheck bool) {
+	t.Helper()
+	for _, large := range []bool{true, false} {
+		pool := poolName(large)
+		lined := comparePool(t, label+pool, poolRequests(measured, large), poolRequests(est, large), misses[pool] == "")
+		if lined && misses[pool] != "" && staleCheck {
+			t.Errorf("%s pool lines up now: remove it from traceMisses", pool)
+		}
+	}
 }
 
 // estimatedRequests are the estimate's allocations and frees in one
