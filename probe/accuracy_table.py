@@ -18,11 +18,20 @@ FIGURE = re.compile(r'^\s+(.*?)\s+est\s+([\d.]+) MiB\s+meas\s+([\d.]+) MiB\s+err
 
 
 def parse(path):
-    single, nccl, cur, table = {}, {}, None, None
+    """The tests' figures by run: the single-GPU table, the real-NCCL one
+    (keys "case (rank)") and the fake-process-group per-rank runs. Each run
+    holds its phases' allocated errors, the row cells and, under 'figures',
+    every figure's (estimate, measured) in MiB by name."""
+    single, nccl, parallel, cur, table = {}, {}, {}, None, None
     for line in open(path):
         m = re.match(r'=== RUN\s+TestParallelNCCLAccuracy/(\S+)\.rank(\d+)', line)
         if m:
             cur, table = '%s (%s)' % m.groups(), nccl
+            table[cur] = {'phases': []}
+            continue
+        m = re.match(r'=== RUN\s+TestParallelAccuracy/(\S+)$', line)
+        if m:
+            cur, table = m.group(1), parallel
             table[cur] = {'phases': []}
             continue
         if line.startswith('=== RUN'):
@@ -40,6 +49,7 @@ def parse(path):
         mark = ' (known miss)' if table is nccl and 'KNOWN' in rest else ''
         c = table[cur]
         c.setdefault('all', []).append((name, abs(float(err))))
+        c.setdefault('figures', {})[name] = (float(est), float(meas))
         if re.match(r'iter \d+ \w+\s+peak allocated', name):
             c['phases'].append((abs(float(err)), mark))
         elif name == 'steady peak allocated':
@@ -50,7 +60,7 @@ def parse(path):
             c['res'] = err + '%' + mark
         elif name.startswith('nvidia-smi'):
             c['smi'] = err + '%' + mark
-    return single, nccl
+    return single, nccl, parallel
 
 
 def worst(c):
@@ -81,7 +91,7 @@ def summary(single):
 
 
 def main(path, dry):
-    single, nccl = parse(path)
+    single, nccl, _ = parse(path)
     readme = open('README.md').read().split('\n')
     known = {m.group(1) for m in (re.match(r'\| (\S+) \|.*known miss', line) for line in readme) if m}
     print(summary(single), file=sys.stderr)

@@ -12,35 +12,29 @@ PREDICTED.tsv, which holds the estimate's device figure) as predicted,
 measured and estimated now, with the errors. A case with no measured run
 in the output is listed as such.
 """
-import re
+import os
 import sys
 
-FIGURE = re.compile(r'^\s+(.*?)\s+est\s+([\d.]+) MiB\s+meas\s+([\d.]+) MiB\s+err\s+([-+][\d.]+)%')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accuracy_table import parse  # noqa: E402  (the same test output, one parser)
+
 KINDS = {'steady peak allocated': 'allocated', 'steady peak reserved': 'reserved',
          'steady peak reserved (not held)': 'reserved', 'nvidia-smi (process)': 'nvidia-smi'}
 MIB = 1 << 20
 
 
-def parse(path):
-    """case -> kind -> (estimate now, measured), MiB."""
-    runs, cur = {}, None
-    for line in open(path):
-        m = re.match(r'=== RUN\s+Test(?:Parallel)?Accuracy/(\S+)$', line)
-        if m:
-            cur = m.group(1)
-            runs.setdefault(cur, {})
-            continue
-        if line.startswith('=== RUN'):
-            cur = None
-            continue
-        m = FIGURE.search(line)
-        if m and cur and m.group(1).strip() in KINDS:
-            runs[cur][KINDS[m.group(1).strip()]] = (float(m.group(2)), float(m.group(3)))
+def figures(path):
+    """case -> kind -> (estimate now, measured), MiB: the single-GPU and
+    the fake-process-group per-rank runs."""
+    single, _, parallel = parse(path)
+    runs = {}
+    for case, c in list(single.items()) + list(parallel.items()):
+        runs[case] = {KINDS[n]: v for n, v in c.get('figures', {}).items() if n in KINDS}
     return runs
 
 
 def main(argv):
-    runs = parse(argv[0])
+    runs = figures(argv[0])
     for table in argv[1:]:
         print(table)
         for line in open(table):
