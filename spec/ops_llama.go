@@ -28,22 +28,15 @@ const (
 // row per rank (measured: GPT-2 over two ranks, 30,928 B for the root unit
 // and 28,120 B for a block).
 func SplitCopyMetadataBytes(splitBytes []int64, chunks int64) int64 {
-	const blockBytes = copyBlockBytes
 	if len(splitBytes) == 0 || chunks <= 0 {
 		return 0
 	}
-	blocks := int64(0)
-	for _, b := range splitBytes {
-		blocks += ceilDiv(b, blockBytes)
-	}
+	blocks := copyBlocks(splitBytes, copyBlockBytes)
 	maxBlocks := int64(reduceSMs * reduceThreadsPerSM / 128 * 2)
 	iterFactor := ceilDiv(blocks*chunks, maxBlocks)
 	chunksPerBlock := min(int64(math.Ceil(math.Sqrt(float64(iterFactor)))), chunks)
 	itersPerChunk := ceilDiv(iterFactor, chunksPerBlock)
-	grid := int64(0)
-	for _, b := range splitBytes {
-		grid += ceilDiv(b, blockBytes*itersPerChunk)
-	}
+	grid := copyBlocks(splitBytes, copyBlockBytes*itersPerChunk)
 	n := int64(len(splitBytes))
 	return 8 * (3*n + grid + n + 1)
 }
@@ -61,11 +54,17 @@ func ChunkCatMetadataBytes(padChunkBytes []int64) int64 {
 		return 0
 	}
 	n := int64(len(padChunkBytes))
+	return 8 * (6*n + 2 + copyBlocks(padChunkBytes, copyBlockBytes))
+}
+
+// copyBlocks is how many blocks a copy kernel launches for tensors of
+// these byte sizes, each block moving perBlock bytes of one tensor.
+func copyBlocks(sizes []int64, perBlock int64) int64 {
 	blocks := int64(0)
-	for _, b := range padChunkBytes {
-		blocks += ceilDiv(b, copyBlockBytes)
+	for _, b := range sizes {
+		blocks += ceilDiv(b, perBlock)
 	}
-	return 8 * (6*n + 2 + blocks)
+	return blocks
 }
 
 // copyBlockBytes is what one block of ATen's split/cat copy kernels moves
