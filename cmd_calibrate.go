@@ -43,12 +43,6 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return fmt.Sprint([]string(*l)) }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 // convGeometries lists the convolutions of the descriptions to measure:
 // each distinct geometry at the description's batch size and at the batch
 // sizes the workspace tables interpolate between (the geometry's batch

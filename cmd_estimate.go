@@ -59,7 +59,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	gpu := fs.String("gpu", "", "GPU profile: a built-in name ("+strings.Join(calibrate.BuiltinNames(), ", ")+") or a calibration file; default: the description's gpu")
 	out := fs.String("o", "", "write a report file instead of printing: .html, .xlsx, .json or .txt")
 	events := fs.Bool("events", false, "print every allocator event of iteration 1 and the steady state (tab-separated) instead of the summary")
-	var sets setFlags
+	var sets listFlag
 	fs.Var(&sets, "set", "sweep: key=v1,v2,… (repeatable; keys: "+strings.Join(spec.SettableKeys(), ", ")+"); prints one row per grid point (--format text|jsonl|csv)")
 	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
@@ -200,9 +200,3 @@ func runShapes(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
-
-// setFlags collects repeated --set flags.
-type setFlags []string
-
-func (s *setFlags) String() string     { return strings.Join(*s, " ") }
-func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }

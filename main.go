@@ -7,7 +7,7 @@
 //	memplan estimate FILE [--format text|json] [--gpu NAME|FILE] [-o report.html|.xlsx|.json|.txt]
 //	memplan shapes FILE [--format text|json]
 //	memplan alloc [--expandable] SIZE...
-//	memplan calibrate [-o FILE] [--device N]
+//	memplan calibrate [-o FILE] [--device N] [--convs MODEL.yaml]...
 //	memplan fit FILE [--gpu NAME|FILE] [--headroom 5%]
 //	memplan check FILE --budget 80GiB
 //	memplan oom [FILE|-]
@@ -111,6 +111,13 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	}
 	return fs
 }
+
+// listFlag is a repeatable string flag (estimate's --set, calibrate's
+// --convs): each occurrence adds one value.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // parseArgs parses flags that may come before or after positional arguments.
 // It returns the positionals, and an exit code >= 0 when the caller must stop.
