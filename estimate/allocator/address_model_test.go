@@ -103,10 +103,7 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 	for _, id := range placeholders {
 		r.a.Free(id)
 	}
-	r.a.cfg, r.a.divs = cfg, cfg.divisionTable()
-	if cfg.MaxSplitSize > 0 {
-		r.a.maxSplit = cfg.MaxSplitSize
-	}
+	r.a.configure(cfg)
 	return r
 }
 

@@ -192,8 +192,21 @@ type Allocator struct {
 // New returns an empty allocator. It does not check cfg; call
 // Config.Validate for PyTorch's own checks.
 func New(cfg Config) *Allocator {
-	a := &Allocator{cfg: cfg, divs: cfg.divisionTable(), maxSplit: math.MaxInt64, addrs: newAddressSpace(),
+	a := &Allocator{addrs: newAddressSpace(),
 		blocks: make([]block, 1, 256), segs: make([]expSegment, 1), live: make([]int32, 1, 256)}
+	a.configure(cfg)
+	for i, pool := range []*blockPool{&a.small, &a.large} {
+		pool.small = i == 0
+		pool.blocks = poolSet{a: a, tag: inFree}
+		pool.unmapped = poolSet{a: a, byAddr: true, tag: inUnmapped}
+	}
+	return a
+}
+
+// configure sets cfg and what follows from it: the divisions by size, the
+// oversize threshold and the expandable segments' virtual size.
+func (a *Allocator) configure(cfg Config) {
+	a.cfg, a.divs, a.maxSplit = cfg, cfg.divisionTable(), math.MaxInt64
 	if cfg.MaxSplitSize > 0 {
 		a.maxSplit = cfg.MaxSplitSize
 	}
@@ -204,12 +217,6 @@ func New(cfg Config) *Allocator {
 		virt = cfg.Capacity + cfg.Capacity/8
 	}
 	a.expVirt = (virt + LargeBuffer - 1) / LargeBuffer * LargeBuffer
-	for i, pool := range []*blockPool{&a.small, &a.large} {
-		pool.small = i == 0
-		pool.blocks = poolSet{a: a, tag: inFree}
-		pool.unmapped = poolSet{a: a, byAddr: true, tag: inUnmapped}
-	}
-	return a
 }
 
 // Config returns the configuration the allocator was created with.
