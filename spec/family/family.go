@@ -94,14 +94,14 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 // attn_implementation="eager"; the others refuse it rather than answer
 // with SDPA's memory.
 func eagerAttention() map[string]bool {
-	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true}
+	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true, "Qwen3ForCausalLM": true}
 }
 
 // tensorParallel lists the architectures whose expansion splits heads and
 // MLP widths over training.parallel.tensor ranks (Megatron column/row
 // parallel layers); the others refuse tensor > 1.
 func tensorParallel() map[string]bool {
-	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true}
+	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true, "Qwen3ForCausalLM": true}
 }
 
 func sortedKeys(m map[string]bool) []string {

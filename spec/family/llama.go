@@ -7,13 +7,15 @@ import (
 	"github.com/memplan/memplan/spec"
 )
 
-// The Llama family of transformers 5.17: LlamaForCausalLM and the two
+// The Llama family of transformers 5.17: LlamaForCausalLM and the
 // architectures that run the same modules — MistralForCausalLM (no biases,
-// a sliding-window mask) and Qwen2ForCausalLM (q/k/v biases, optional
-// sliding-window layers). Op by op as modeling_llama.py, modeling_mistral.py
-// and modeling_qwen2.py execute them under PyTorch 2.11, checked against the
+// a sliding-window mask), Qwen2ForCausalLM (q/k/v biases, optional
+// sliding-window layers) and Qwen3ForCausalLM (Qwen2's layers with an
+// RMSNorm over each query and key head, head_dim 128 by default). Op by op
+// as modeling_llama.py, modeling_mistral.py, modeling_qwen2.py and
+// modeling_qwen3.py execute them under PyTorch 2.11, checked against the
 // H200 allocator traces of tinyllama-bf16-adamw-b4 and the llama-small,
-// mistral-small and qwen2-small cases.
+// mistral-small, qwen2-small and qwen3 cases.
 
 // llamaVariant is what differs between the three architectures.
 type llamaVariant struct {
@@ -21,8 +23,15 @@ type llamaVariant struct {
 	class    string
 	defaults func() map[string]any
 	// qkvBias: Qwen2's q/k/v projections always have a bias; Llama's follow
-	// attention_bias (o_proj too) and mlp_bias.
+	// attention_bias (o_proj too) and mlp_bias, Qwen3's attention_bias.
 	qkvBias bool
+	// qkNorm: Qwen3 normalises each query and key head (q_norm, k_norm:
+	// RMSNorms over head_dim) before the rotary embedding.
+	qkNorm bool
+	// layerTypes: Qwen2 and Qwen3 choose sliding-window layers through
+	// use_sliding_window, max_window_layers and layer_types, and make the
+	// full causal mask even when every layer slides.
+	layerTypes bool
 	// hfValidate: LlamaConfig.validate_architecture rejects hidden_size not
 	// divisible by num_attention_heads even when head_dim is given.
 	hfValidate bool
@@ -58,11 +67,24 @@ func qwen2Defaults() map[string]any {
 	}
 }
 
+// qwen3Defaults are Qwen3Config's defaults (transformers 5.17): unlike the
+// others, head_dim is 128 whatever hidden_size and num_attention_heads are.
+func qwen3Defaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(151936), "hidden_size": int64(4096), "intermediate_size": int64(22016), "num_hidden_layers": int64(32),
+		"num_attention_heads": int64(32), "num_key_value_heads": int64(32), "head_dim": int64(128), "hidden_act": "silu",
+		"max_position_embeddings": int64(32768), "rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": false,
+		"rope_parameters": nil, "attention_bias": false, "use_sliding_window": false, "sliding_window": int64(4096),
+		"max_window_layers": int64(28), "layer_types": nil, "attention_dropout": 0.0,
+	}
+}
+
 func registerLlama(f map[string]expander) {
 	for _, v := range []llamaVariant{
 		{arch: "LlamaForCausalLM", class: "LlamaConfig", defaults: llamaDefaults, hfValidate: true},
 		{arch: "MistralForCausalLM", class: "MistralConfig", defaults: mistralDefaults},
-		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true},
+		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true, layerTypes: true},
+		{arch: "Qwen3ForCausalLM", class: "Qwen3Config", defaults: qwen3Defaults, qkNorm: true, layerTypes: true},
 	} {
 		v := v
 		f[v.arch] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandLlama(m, v, o) }
@@ -77,7 +99,7 @@ type llama struct {
 	batch, seq                     int64
 	pdt                            spec.DType
 	attnBias, oBias, mlpBias, tied bool
-	useCache, eager                bool
+	useCache, eager, qkNorm        bool
 	act                            string
 	attnDrop                       float64
 	// window is the sliding window of each layer (0: full causal attention).
@@ -92,7 +114,9 @@ type llama struct {
 // (0: full causal attention).
 type llamaLayer struct {
 	inNorm, q, qb, k, kb, v, vb, o, ob, postNorm, gate, gateB, up, upB, down, downB spec.TensorID
-	window                                                                          int64
+	// qNorm and kNorm are Qwen3's per-head norms (spec.NoTensor elsewhere).
+	qNorm, kNorm spec.TensorID
+	window       int64
 }
 
 func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
@@ -130,20 +154,24 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
 		l.mlpBias = c.Bool("mlp_bias")
+	case v.class == "Qwen3Config":
+		l.attnBias = c.Bool("attention_bias")
+		l.oBias = l.attnBias
 	}
+	l.qkNorm = v.qkNorm
 	// (Mistral's projections have no bias whatever attention_bias and
 	// mlp_bias say: modeling_mistral.py builds them with bias=False.)
 	t := m.Training
 	train := t.Mode == spec.ModeTrain
 	// HF turns the cache off when training with gradient checkpointing.
 	l.useCache = c.Bool("use_cache") && !(train && t.ActivationCheckpointing)
-	l.window = c.slidingWindows(v.class, l.layers)
+	l.window = c.slidingWindows(v, l.layers)
 	for _, w := range l.window {
 		if !slices.Contains(l.maskWindows, w) {
 			l.maskWindows = append(l.maskWindows, w)
 		}
 	}
-	if v.class == "Qwen2Config" && !slices.Contains(l.maskWindows, 0) {
+	if v.layerTypes && !slices.Contains(l.maskWindows, 0) {
 		l.maskWindows = append([]int64{0}, l.maskWindows...)
 	}
 	if c.err == nil && l.headDim%2 != 0 {
@@ -193,6 +221,11 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 				p.k, p.kb = b.Param("self_attn.k_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.k_proj.bias", kvDim)
 				p.v, p.vb = b.Param("self_attn.v_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.v_proj.bias", kvDim)
 				p.o, p.ob = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt), bias(l.oBias, "self_attn.o_proj.bias", l.d)
+				p.qNorm, p.kNorm = spec.NoTensor, spec.NoTensor
+				if l.qkNorm {
+					p.qNorm = b.Param("self_attn.q_norm.weight", []int64{l.headDim}, l.pdt)
+					p.kNorm = b.Param("self_attn.k_norm.weight", []int64{l.headDim}, l.pdt)
+				}
 				p.gate, p.gateB = b.Param("mlp.gate_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.gate_proj.bias", l.inner)
 				p.up, p.upB = b.Param("mlp.up_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.up_proj.bias", l.inner)
 				p.down, p.downB = b.Param("mlp.down_proj.weight", []int64{l.d, l.inner}, l.pdt), bias(l.mlpBias, "mlp.down_proj.bias", l.d)
@@ -354,9 +387,9 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 	b.Scoped("self_attn", func() {
 		bsz, s, d := l.batch, l.seq, l.headDim
 		qp := b.Linear("q_proj", x, p.q, p.qb)
-		q := b.HeadsView("q_view", qp, true, bsz, l.heads, s, d)
+		q := l.heads4(qp, "q", p.qNorm, l.heads)
 		kp := b.Linear("k_proj", x, p.k, p.kb)
-		k := b.HeadsView("k_view", kp, true, bsz, l.kvHeads, s, d)
+		k := l.heads4(kp, "k", p.kNorm, l.kvHeads)
 		vp := b.Linear("v_proj", x, p.v, p.vb)
 		// cuDNN's dv comes back laid out like v_proj's output ([B, S, Hkv, D]):
 		// it flows back through the view as is. A cache copy, the math kernel
@@ -366,10 +399,12 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		fp32 := b.Training().Precision.ComputeDType() == spec.FP32
 		copyV := l.useCache || l.eager || (fp32 && gqa && mask == spec.NoTensor) || (mask != spec.NoTensor && gqa)
 		v := b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
+		qIn, kIn := q, k
 		q = b.ApplyRotary("rotary_q", q, cos, sin)
 		k = b.ApplyRotary("rotary_k", k, cos, sin)
-		// apply_rotary_pos_emb's arguments (the projections) are dropped when it returns.
-		b.HoldUntilLastOp(qp, kp)
+		// apply_rotary_pos_emb's arguments (the projections, or Qwen3's
+		// normalised heads) are dropped when it returns.
+		b.HoldUntilLastOp(qIn, kIn)
 		if l.useCache {
 			// DynamicCache.update: torch.cat copies, held by the cache until the
 			// model output is dropped.
@@ -407,6 +442,24 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		b.HoldUntilLastOp(q, k, v)
 	})
 	return out, weights
+}
+
+// heads4 is proj.view(B, S, -1, D).transpose(1, 2) of a query or key
+// projection (n heads). With Qwen3's norm (w) it is
+// norm(proj.view(B, S, -1, D)).transpose(1, 2): the projection goes when the
+// norm returns (its caller's expression held it), and the gradient, which
+// reaches the norm laid out [B, H, S, D], keeps that layout through the
+// norm's elementwise backward until the view's reshape copies it.
+func (l *llama) heads4(proj spec.TensorID, name string, w spec.TensorID, n int64) spec.TensorID {
+	b := l.b
+	bsz, s, d := l.batch, l.seq, l.headDim
+	if w == spec.NoTensor {
+		return b.HeadsView(name+"_view", proj, true, bsz, n, s, d)
+	}
+	v := b.HeadsView(name+"_view", proj, true, bsz, s, n, d)
+	normed := b.LlamaRMSNorm(name+"_norm", v, w)
+	b.HoldUntilLastOp(proj)
+	return b.View(name+"_transpose", normed, bsz, n, s, d)
 }
 
 // maskedSDPA is SDPA with an explicit (sliding-window) bool mask: transformers
@@ -491,23 +544,23 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 
 // slidingWindows returns each layer's sliding window (0 for full causal
 // attention). Llama has none; Mistral applies sliding_window (when set) to
-// every layer; Qwen2 to the layers layer_types marks "sliding_attention"
+// every layer; Qwen2 and Qwen3 to the layers layer_types marks "sliding_attention"
 // (by default, with use_sliding_window, those from max_window_layers on).
-func (c *hfConfig) slidingWindows(class string, layers int64) []int64 {
+func (c *hfConfig) slidingWindows(v llamaVariant, layers int64) []int64 {
 	w := make([]int64, layers)
-	switch class {
-	case "MistralConfig":
+	switch {
+	case v.class == "MistralConfig":
 		win := c.OptInt("sliding_window", 0)
 		for i := range w {
 			w[i] = win
 		}
-	case "Qwen2Config":
+	case v.layerTypes:
 		use := c.Bool("use_sliding_window")
 		win := c.OptInt("sliding_window", 0)
 		maxWin := c.nonNegInt("max_window_layers")
 		types := c.strList("layer_types", layers, "full_attention", "sliding_attention")
 		if slices.Contains(types, "sliding_attention") && !(use && win > 0) {
-			// Qwen2Config nulls sliding_window unless use_sliding_window, and
+			// Qwen2Config (and Qwen3Config) null sliding_window unless use_sliding_window, and
 			// create_sliding_window_causal_mask then raises.
 			c.fail("layer_types", "lists sliding_attention layers but the sliding window is off (use_sliding_window false or no sliding_window), which transformers refuses (allowed: full_attention only, or use_sliding_window: true with a sliding_window)")
 		}
