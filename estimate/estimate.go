@@ -124,7 +124,8 @@ type sim struct {
 	curOp, curSuffix string
 }
 
-// noBlock marks a parameter without .grad.
+// noBlock marks a parameter without .grad, and an empty gradient buffer
+// (which holds no memory).
 const noBlock allocator.BlockID = -1
 
 type gradBuf struct {

@@ -341,6 +341,12 @@ func (s *sim) dropOutputs() {
 // their block: two buffers for the same tensor may be live at a merge.
 func (s *sim) newBuf(id spec.TensorID) (int32, error) {
 	t := &s.g.Tensors[id]
+	if t.Bytes == 0 {
+		// An empty gradient (of an empty view): PyTorch's allocator hands
+		// out no block for it, so the replay sees no request.
+		s.bufs = append(s.bufs, gradBuf{block: noBlock, refs: 1, tensor: id})
+		return int32(len(s.bufs) - 1), nil
+	}
 	blk, err := s.allocRaw(t.Name, "", t.Bytes, spec.RoleActivationGradient)
 	if err != nil {
 		return -1, err
@@ -351,7 +357,7 @@ func (s *sim) newBuf(id spec.TensorID) (int32, error) {
 
 func (s *sim) releaseBuf(b int32) {
 	s.bufs[b].refs--
-	if s.bufs[b].refs == 0 {
+	if s.bufs[b].refs == 0 && s.bufs[b].block != noBlock {
 		s.freeRaw(s.g.Tensors[s.bufs[b].tensor].Name, "", s.bufs[b].block, spec.RoleActivationGradient)
 	}
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -312,7 +313,15 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 	for i, ts := range s.Outputs {
 		var id TensorID
 		if i < len(s.AliasOut) && s.AliasOut[i] >= 0 {
-			id = mk(ts, RoleActivation, "out")
+			if emptyView(ts.Shape) {
+				// A view may be empty (Phi3's q[..., D:] when the rotary
+				// embedding turns every dimension): it has no bytes, and
+				// its backward still makes a gradient of its base's shape.
+				id = b.newEmpty(b.join(name, ".", cmp.Or(ts.Name, "out")), ts.Shape, ts.DType, RoleActivation)
+				b.g.Tensors[id].Op = idx
+			} else {
+				id = mk(ts, RoleActivation, "out")
+			}
 			b.g.Tensors[id].Alias = b.g.Storage(s.Inputs[s.AliasOut[i]])
 		} else {
 			id = mk(ts, RoleActivation, "out")
@@ -467,4 +476,37 @@ func (b *Builder) Finish(loss TensorID, outputs ...TensorID) (*Graph, error) {
 	}
 	b.g.Outputs = outputs
 	return b.g, nil
+}
+
+// newEmpty adds a tensor with a zero dimension, which holds no bytes.
+func (b *Builder) newEmpty(name string, shape []int64, dt DType, role Role) TensorID {
+	id := b.newTensor(name, nonEmpty(shape), dt, role)
+	b.g.Tensors[id].Shape = append([]int64(nil), shape...)
+	b.g.Tensors[id].Bytes = 0
+	return id
+}
+
+// emptyView says whether a view's shape has a zero dimension and no
+// negative one.
+func emptyView(shape []int64) bool {
+	zero := false
+	for _, d := range shape {
+		if d < 0 {
+			return false
+		}
+		zero = zero || d == 0
+	}
+	return zero
+}
+
+// nonEmpty is shape with its zero dimensions made 1, for the checks an
+// empty view's shape would otherwise fail.
+func nonEmpty(shape []int64) []int64 {
+	out := append([]int64(nil), shape...)
+	for i, d := range out {
+		if d == 0 {
+			out[i] = 1
+		}
+	}
+	return out
 }

@@ -395,6 +395,37 @@ func (b *Builder) Split(name string, x TensorID, n int, shape []int64) []TensorI
 	return b.Emit(OpSpec{Kind: "split", Name: name, Inputs: []TensorID{x}, Outputs: outs, AliasOut: alias})
 }
 
+// Cat is torch.cat(xs, -1) into a new tensor shaped shape, in the
+// promoted dtype. Its backward hands each input a narrow view of the
+// gradient, which keeps the gradient's storage while the view waits; an
+// input of another dtype gets the view cast to its own by the engine — a
+// new tensor (none for an empty input) that holds nothing of it (measured:
+// Phi3's rotary cat under autocast, fp32 rotated half and fp16 rest).
+func (b *Builder) Cat(name string, xs []TensorID, shape []int64) TensorID {
+	dt := b.DType(xs[0])
+	for _, x := range xs[1:] {
+		dt = promote(dt, b.DType(x))
+	}
+	out := b.Emit(OpSpec{Kind: "cat", Name: name, Inputs: xs, Outputs: []TensorSpec{TS("out", dt, shape...)}, Flow: GradPassThrough})[0]
+	if b.err != nil || !b.T(out).RequiresGrad {
+		return out
+	}
+	op := &b.g.Ops[len(b.g.Ops)-1]
+	for k, x := range op.Inputs {
+		t := b.T(x)
+		if k >= len(op.GradInputs) || !t.RequiresGrad || t.DType == dt {
+			continue
+		}
+		if emptyView(t.Shape) {
+			op.GradInputs[k] = b.newEmpty(sprintf("grad(%s)", t.Name), t.Shape, t.DType, RoleActivationGradient)
+		} else {
+			op.GradInputs[k] = b.newTensor(sprintf("grad(%s)", t.Name), t.Shape, t.DType, RoleActivationGradient)
+		}
+		b.g.Tensors[op.GradInputs[k]].Op = len(b.g.Ops) - 1
+	}
+	return out
+}
+
 // Contiguous copies a non-contiguous view (reshape after transpose).
 func (b *Builder) Contiguous(name string, x TensorID, shape ...int64) TensorID {
 	return b.Emit(OpSpec{Kind: "clone", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, Flow: GradPassThrough})[0]

@@ -297,6 +297,15 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 		temps = append(temps, staging...)
 		out = b.Emit(OpSpec{Kind: "mul", Name: "mul_weight", Inputs: []TensorID{n}, Params: []TensorID{w},
 			Outputs: []TensorSpec{TS("out", odt, ns...)}, Saved: []TensorID{w, n}, BackwardTemps: temps, ReduceTemps: len(staging), ReducedParams: 1})[0]
+		if odt != dt && b.err == nil && b.T(n).RequiresGrad {
+			// An fp32 weight times a 16-bit input (Qwen3's q_norm under
+			// autocast): the input's gradient is made in fp32, before the
+			// weight's, and cast to the input's dtype by the engine after
+			// the reduction (measured).
+			op := &b.g.Ops[len(b.g.Ops)-1]
+			op.GradProducts = []TensorID{b.newTensor(name+".mul_weight.grad_product0", ns, odt, RoleTemporary)}
+			b.g.Tensors[op.GradProducts[0]].Op = len(b.g.Ops) - 1
+		}
 		b.HoldUntilLastOp(variance, hn)
 	})
 	return out

@@ -10,12 +10,14 @@ import (
 // The Llama family of transformers 5.17: LlamaForCausalLM and the
 // architectures that run the same modules — MistralForCausalLM (no biases,
 // a sliding-window mask), Qwen2ForCausalLM (q/k/v biases, optional
-// sliding-window layers) and Qwen3ForCausalLM (Qwen2's layers with an
-// RMSNorm over each query and key head, head_dim 128 by default). Op by op
-// as modeling_llama.py, modeling_mistral.py, modeling_qwen2.py and
-// modeling_qwen3.py execute them under PyTorch 2.11, checked against the
-// H200 allocator traces of tinyllama-bf16-adamw-b4 and the llama-small,
-// mistral-small, qwen2-small and qwen3 cases.
+// sliding-window layers), Qwen3ForCausalLM (Qwen2's layers with an
+// RMSNorm over each query and key head, head_dim 128 by default) and
+// Phi3ForCausalLM (fused qkv and gate/up projections, partial rotary
+// embeddings, residual dropout). Op by op as modeling_llama.py,
+// modeling_mistral.py, modeling_qwen2.py, modeling_qwen3.py and
+// modeling_phi3.py execute them under PyTorch 2.11, checked against the H200
+// allocator traces of tinyllama-bf16-adamw-b4 and the llama-small,
+// mistral-small, qwen2-small, qwen3 and phi3-small cases.
 
 // llamaVariant is what differs between the three architectures.
 type llamaVariant struct {
@@ -28,6 +30,9 @@ type llamaVariant struct {
 	// qkNorm: Qwen3 normalises each query and key head (q_norm, k_norm:
 	// RMSNorms over head_dim) before the rotary embedding.
 	qkNorm bool
+	// fused: Phi3's attention is one qkv_proj sliced into q, k and v, its
+	// MLP one gate_up_proj chunked in two; o_proj is registered first.
+	fused bool
 	// layerTypes: Qwen2 and Qwen3 choose sliding-window layers through
 	// use_sliding_window, max_window_layers and layer_types, and make the
 	// full causal mask even when every layer slides.
@@ -79,12 +84,25 @@ func qwen3Defaults() map[string]any {
 	}
 }
 
+// phi3Defaults are Phi3Config's defaults (transformers 5.17); embd_pdrop
+// is read by no module of 5.17's Phi3Model.
+func phi3Defaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(32064), "hidden_size": int64(3072), "intermediate_size": int64(8192), "num_hidden_layers": int64(32),
+		"num_attention_heads": int64(32), "num_key_value_heads": nil, "head_dim": nil, "resid_pdrop": 0.0, "embd_pdrop": 0.0,
+		"attention_dropout": 0.0, "hidden_act": "silu", "max_position_embeddings": int64(4096),
+		"original_max_position_embeddings": int64(4096), "rms_norm_eps": 1e-5, "use_cache": true, "tie_word_embeddings": false,
+		"rope_parameters": nil, "partial_rotary_factor": 1.0, "sliding_window": nil,
+	}
+}
+
 func registerLlama(f map[string]expander) {
 	for _, v := range []llamaVariant{
 		{arch: "LlamaForCausalLM", class: "LlamaConfig", defaults: llamaDefaults, hfValidate: true},
 		{arch: "MistralForCausalLM", class: "MistralConfig", defaults: mistralDefaults},
 		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true, layerTypes: true},
 		{arch: "Qwen3ForCausalLM", class: "Qwen3Config", defaults: qwen3Defaults, qkNorm: true, layerTypes: true},
+		{arch: "Phi3ForCausalLM", class: "Phi3Config", defaults: phi3Defaults, fused: true},
 	} {
 		v := v
 		f[v.arch] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandLlama(m, v, o) }
@@ -99,9 +117,12 @@ type llama struct {
 	batch, seq                     int64
 	pdt                            spec.DType
 	attnBias, oBias, mlpBias, tied bool
-	useCache, eager, qkNorm        bool
+	useCache, eager, qkNorm, fused bool
 	act                            string
-	attnDrop                       float64
+	attnDrop, residDrop            float64
+	// rotary is how many of each head's dimensions the rotary embedding
+	// turns (Phi3's partial_rotary_factor; headDim elsewhere).
+	rotary int64
 	// window is the sliding window of each layer (0: full causal attention).
 	window []int64
 	// maskWindows are the windows LlamaModel.forward makes a mask for, in
@@ -114,9 +135,10 @@ type llama struct {
 // (0: full causal attention).
 type llamaLayer struct {
 	inNorm, q, qb, k, kb, v, vb, o, ob, postNorm, gate, gateB, up, upB, down, downB spec.TensorID
-	// qNorm and kNorm are Qwen3's per-head norms (spec.NoTensor elsewhere).
-	qNorm, kNorm spec.TensorID
-	window       int64
+	// qNorm and kNorm are Qwen3's per-head norms, qkv and gateUp Phi3's
+	// fused projections (spec.NoTensor elsewhere).
+	qNorm, kNorm, qkv, gateUp spec.TensorID
+	window                    int64
 }
 
 func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
@@ -158,7 +180,14 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
 	}
-	l.qkNorm = v.qkNorm
+	l.qkNorm, l.fused = v.qkNorm, v.fused
+	l.rotary = l.headDim
+	if v.fused {
+		l.residDrop = c.Float("resid_pdrop", 0, 1)
+		c.Float("embd_pdrop", 0, 1)
+		c.Int("original_max_position_embeddings")
+		l.rotary = c.rotaryDims(l.headDim, headDimKey)
+	}
 	// (Mistral's projections have no bias whatever attention_bias and
 	// mlp_bias say: modeling_mistral.py builds them with bias=False.)
 	t := m.Training
@@ -174,7 +203,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	if v.layerTypes && !slices.Contains(l.maskWindows, 0) {
 		l.maskWindows = append([]int64{0}, l.maskWindows...)
 	}
-	if c.err == nil && l.headDim%2 != 0 {
+	if c.err == nil && !v.fused && l.headDim%2 != 0 {
 		c.fail(headDimKey, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
 	}
 	// Megatron-style tensor parallelism: q/k/v and gate/up are column
@@ -217,11 +246,23 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 			b.Scoped(fmt.Sprintf("layers.%d", i), func() {
 				p := &layers[i]
 				p.window = l.window[i]
+				p.qNorm, p.kNorm, p.qkv, p.gateUp = spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor
+				if l.fused {
+					// Phi3Attention registers o_proj before qkv_proj.
+					p.o = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt)
+					p.qkv = b.Param("self_attn.qkv_proj.weight", []int64{qDim + 2*kvDim, l.d}, l.pdt)
+					p.gateUp = b.Param("mlp.gate_up_proj.weight", []int64{2 * l.inner, l.d}, l.pdt)
+					p.down = b.Param("mlp.down_proj.weight", []int64{l.d, l.inner}, l.pdt)
+					p.q, p.qb, p.k, p.kb, p.v, p.vb, p.ob = spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor
+					p.gate, p.gateB, p.up, p.upB, p.downB = spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor
+					p.inNorm = b.Param("input_layernorm.weight", []int64{l.d}, l.pdt)
+					p.postNorm = b.Param("post_attention_layernorm.weight", []int64{l.d}, l.pdt)
+					return
+				}
 				p.q, p.qb = b.Param("self_attn.q_proj.weight", []int64{qDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.q_proj.bias", qDim)
 				p.k, p.kb = b.Param("self_attn.k_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.k_proj.bias", kvDim)
 				p.v, p.vb = b.Param("self_attn.v_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.v_proj.bias", kvDim)
 				p.o, p.ob = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt), bias(l.oBias, "self_attn.o_proj.bias", l.d)
-				p.qNorm, p.kNorm = spec.NoTensor, spec.NoTensor
 				if l.qkNorm {
 					p.qNorm = b.Param("self_attn.q_norm.weight", []int64{l.headDim}, l.pdt)
 					p.kNorm = b.Param("self_attn.k_norm.weight", []int64{l.headDim}, l.pdt)
@@ -236,8 +277,8 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		norm = b.Param("norm.weight", []int64{l.d}, l.pdt)
 		// rotary_emb.inv_freq and original_inv_freq, [head_dim/2] each, cast
 		// with the model by model.to(dtype).
-		b.Buffer("rotary_emb.inv_freq", []int64{l.headDim / 2}, l.pdt)
-		b.Buffer("rotary_emb.original_inv_freq", []int64{l.headDim / 2}, l.pdt)
+		b.Buffer("rotary_emb.inv_freq", []int64{l.rotary / 2}, l.pdt)
+		b.Buffer("rotary_emb.original_inv_freq", []int64{l.rotary / 2}, l.pdt)
 	})
 	if l.tied {
 		lmHead = embed
@@ -252,7 +293,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		pos := positionIDs(b, seq)
 		b.SetLayer("model.rotary_emb")
 		masks := l.masks(emb)
-		cos, sin := b.RotaryCosSin("rotary_emb", seq, l.headDim, b.DType(emb))
+		cos, sin := b.RotaryCosSin("rotary_emb", seq, l.rotary, b.DType(emb))
 		// The decoder layers differ only by their sliding window, if any.
 		alike := func(i, j int) bool { return l.window[i] == l.window[j] }
 		prefix := func(i int) string { return b.Path(fmt.Sprintf("layers.%d", i)) }
@@ -344,10 +385,24 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	attn, weights := l.attention(n, p, cos, sin, mask)
 	// hidden_states (the norm output) is rebound when self_attn returns.
 	b.HoldUntilLastOp(n)
+	attn = b.Dropout("resid_attn_dropout", attn, l.residDrop)
 	h := b.AddMixed("add_attn", x, attn)
 	n2 := b.LlamaRMSNorm("post_attention_layernorm", h, p.postNorm)
 	var y spec.TensorID
 	b.Scoped("mlp", func() {
+		if l.fused {
+			// Phi3MLP: gate, up_states = gate_up_proj(x).chunk(2, -1);
+			// up_states * activation_fn(gate).
+			gu := b.Linear("gate_up_proj", n2, p.gateUp, spec.NoTensor)
+			halves := b.Split("chunk", gu, 2, []int64{l.batch, l.seq, l.inner})
+			a := l.activation("activation_fn", halves[0])
+			y = b.MulOperands("mul", halves[1], a)
+			y = b.Linear("down_proj", y, p.down, spec.NoTensor)
+			// gate, a view of the projection, is a local until forward
+			// returns (measured in inference).
+			b.HoldUntilLastOp(gu)
+			return
+		}
 		g := b.Linear("gate_proj", n2, p.gate, p.gateB)
 		a := l.activation("act_fn", g)
 		u := b.Linear("up_proj", n2, p.up, p.upB)
@@ -355,6 +410,7 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 		y = b.Linear("down_proj", y, p.down, p.downB)
 	})
 	b.HoldUntilLastOp(n2)
+	y = b.Dropout("resid_mlp_dropout", y, l.residDrop)
 	out := b.AddMixed("add_mlp", h, y)
 	// `hidden_states, _ = self.self_attn(...)`: the attention weights eager
 	// attention returns stay in `_` until the layer returns (measured: a
@@ -386,11 +442,6 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 	weights = spec.NoTensor
 	b.Scoped("self_attn", func() {
 		bsz, s, d := l.batch, l.seq, l.headDim
-		qp := b.Linear("q_proj", x, p.q, p.qb)
-		q := l.heads4(qp, "q", p.qNorm, l.heads)
-		kp := b.Linear("k_proj", x, p.k, p.kb)
-		k := l.heads4(kp, "k", p.kNorm, l.kvHeads)
-		vp := b.Linear("v_proj", x, p.v, p.vb)
 		// cuDNN's dv comes back laid out like v_proj's output ([B, S, Hkv, D]):
 		// it flows back through the view as is. A cache copy, the math kernel
 		// (fp32 GQA), eager attention and repeat_kv give a [B, Hkv, S, D]
@@ -398,10 +449,24 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		gqa := l.kvHeads != l.heads
 		fp32 := b.Training().Precision.ComputeDType() == spec.FP32
 		copyV := l.useCache || l.eager || (fp32 && gqa && mask == spec.NoTensor) || (mask != spec.NoTensor && gqa)
-		v := b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
+		var q, k, v, qkv spec.TensorID
+		if l.fused {
+			q, k, v, qkv = l.fusedQKV(x, p, copyV)
+		} else {
+			qp := b.Linear("q_proj", x, p.q, p.qb)
+			q = l.heads4(qp, "q", p.qNorm, l.heads)
+			kp := b.Linear("k_proj", x, p.k, p.kb)
+			k = l.heads4(kp, "k", p.kNorm, l.kvHeads)
+			vp := b.Linear("v_proj", x, p.v, p.vb)
+			v = b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
+		}
 		qIn, kIn := q, k
-		q = b.ApplyRotary("rotary_q", q, cos, sin)
-		k = b.ApplyRotary("rotary_k", k, cos, sin)
+		if l.fused {
+			q, k = l.phi3Rotary(q, k, cos, sin)
+		} else {
+			q = b.ApplyRotary("rotary_q", q, cos, sin)
+			k = b.ApplyRotary("rotary_k", k, cos, sin)
+		}
 		// apply_rotary_pos_emb's arguments (the projections, or Qwen3's
 		// normalised heads) are dropped when it returns.
 		b.HoldUntilLastOp(qIn, kIn)
@@ -437,11 +502,75 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 				o = b.MathOutputCopy("transpose_contiguous", o, bsz, s, l.heads, d)
 			}
 		}
+		if l.fused && !l.eager && b.DType(o) != spec.FP32 {
+			// cuDNN lays its output out like q, which Phi3's rotary cat made
+			// contiguous [B, H, S, D]: transpose(1, 2).contiguous() copies,
+			// and the gradient goes back to cuDNN as the transposed view it
+			// is (measured: no copy in the backward).
+			o = b.Contiguous("transpose_contiguous", o, bsz, s, l.heads, d)
+		}
 		merged := b.View("reshape", o, bsz, s, l.heads*d)
 		out = b.Linear("o_proj", merged, p.o, p.ob)
 		b.HoldUntilLastOp(q, k, v)
+		if qkv != spec.NoTensor {
+			b.HoldUntilLastOp(qkv)
+		}
 	})
 	return out, weights
+}
+
+// fusedQKV is Phi3's qkv_proj and its slicing into query, key and value
+// views [B, H, S, D]: each slice's backward makes a zero-filled gradient of
+// the whole projection. It also returns the projection, a local of the
+// module until it returns.
+func (l *llama) fusedQKV(x spec.TensorID, p llamaLayer, copyV bool) (q, k, v, qkv spec.TensorID) {
+	b := l.b
+	bsz, s, d := l.batch, l.seq, l.headDim
+	qkv = b.Linear("qkv_proj", x, p.qkv, spec.NoTensor)
+	slice := func(name string, heads int64) spec.TensorID {
+		return b.Emit(spec.OpSpec{Kind: "slice", Name: name, Inputs: []spec.TensorID{qkv},
+			Outputs: []spec.TensorSpec{spec.TS("out", b.DType(qkv), bsz, s, heads*d)}, AliasOut: []int{0}})[0]
+	}
+	qs, ks, vs := slice("q_slice", l.heads), slice("k_slice", l.kvHeads), slice("v_slice", l.kvHeads)
+	q = b.HeadsView("q_view", qs, true, bsz, l.heads, s, d)
+	k = b.HeadsView("k_view", ks, true, bsz, l.kvHeads, s, d)
+	v = b.HeadsView("v_view", vs, copyV, bsz, l.kvHeads, s, d)
+	return q, k, v, qkv
+}
+
+// phi3Rotary is Phi3's apply_rotary_pos_emb: q and k split into the
+// dimensions the embedding turns and the rest (slices; the first is q
+// itself when it turns them all), the turned part rotated as Llama's, then
+// cat([rotated, rest]) — a new contiguous [B, H, S, D] tensor even when the
+// rest is empty.
+func (l *llama) phi3Rotary(q, k, cos, sin spec.TensorID) (qOut, kOut spec.TensorID) {
+	b := l.b
+	split := func(name string, x spec.TensorID) (rot, pass spec.TensorID) {
+		shape := b.Shape(x)
+		part := func(n string, width int64) spec.TensorID {
+			return b.Emit(spec.OpSpec{Kind: "slice", Name: n, Inputs: []spec.TensorID{x},
+				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(x), withLastDim(shape, width)...)}, AliasOut: []int{0}})[0]
+		}
+		rot = x
+		if l.rotary < l.headDim {
+			rot = part(name+"_rot", l.rotary)
+		}
+		return rot, part(name+"_pass", l.headDim-l.rotary)
+	}
+	qRot, qPass := split("q", q)
+	kRot, kPass := split("k", k)
+	embed := func(name string, x, rot, pass spec.TensorID) spec.TensorID {
+		r := b.ApplyRotary(name, rot, cos, sin)
+		return b.Cat(name+".cat_pass", []spec.TensorID{r, pass}, b.Shape(x))
+	}
+	return embed("rotary_q", q, qRot, qPass), embed("rotary_k", k, kRot, kPass)
+}
+
+// withLastDim returns shape with its last dimension set to n.
+func withLastDim(shape []int64, n int64) []int64 {
+	out := append([]int64(nil), shape...)
+	out[len(out)-1] = n
+	return out
 }
 
 // heads4 is proj.view(B, S, -1, D).transpose(1, 2) of a query or key
@@ -512,7 +641,10 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		queryDType := b.DType(q) // `query`, for .to(query.dtype) below
 		kc := b.AutocastMatmulIn(k, "qk.y_cast")
 		qc := b.AutocastMatmulIn(q, "qk.x_cast")
-		qf := b.Contiguous("q_fold", qc, b.Shape(qc)...)
+		qf := qc
+		if !l.fused {
+			qf = b.Contiguous("q_fold", qc, b.Shape(qc)...)
+		}
 		w := b.Matmul("qk", qf, kc, scores)
 		if qc != q {
 			b.HoldUntilLastOp(qc)
@@ -549,7 +681,7 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 func (c *hfConfig) slidingWindows(v llamaVariant, layers int64) []int64 {
 	w := make([]int64, layers)
 	switch {
-	case v.class == "MistralConfig":
+	case v.class == "MistralConfig" || v.class == "Phi3Config":
 		win := c.OptInt("sliding_window", 0)
 		for i := range w {
 			w[i] = win
@@ -626,4 +758,34 @@ func (c *hfConfig) strList(key string, n int64, allowed ...string) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// rotaryDims is Phi3's int(head_dim · partial_rotary_factor), the factor
+// taken from rope_parameters when it names one, else from the top-level key
+// (which Phi3Config copies into rope_parameters when that lacks it).
+func (c *hfConfig) rotaryDims(headDim int64, headDimKey string) int64 {
+	key, f := "partial_rotary_factor", c.Float("partial_rotary_factor", 0, 1)
+	if rp, ok := c.m.Config["rope_parameters"]; ok {
+		if params, isMap := rp.V.(map[string]spec.Value); isMap {
+			if pf, given := params["partial_rotary_factor"]; given {
+				key = "rope_parameters"
+				switch x := pf.V.(type) {
+				case float64:
+					f = x
+				case int64:
+					f = float64(x)
+				default:
+					c.fail(key, "partial_rotary_factor %v is not a number (allowed: a number from 0 to 1)", shown(pf.V))
+				}
+			}
+		}
+	}
+	n := int64(float64(headDim) * f)
+	if c.err == nil && (n < 2 || n%2 != 0 || n > headDim) {
+		if key == "partial_rotary_factor" && f == 1 {
+			key = headDimKey
+		}
+		c.fail(key, "a partial rotary factor of %g turns %d of a head's %d dimensions (allowed: a factor that turns an even number of them, at least 2)", f, n, headDim)
+	}
+	return n
 }

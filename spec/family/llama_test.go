@@ -1,6 +1,7 @@
 package family
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ const smallCfg = "    vocab_size: 1000\n    hidden_size: 256\n    intermediate_s
 
 func TestLlamaRegistered(t *testing.T) {
 	known := strings.Join(Known(), " ")
-	for _, a := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"} {
+	for _, a := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Phi3ForCausalLM"} {
 		if !strings.Contains(known, a) {
 			t.Errorf("%s not registered (known: %s)", a, known)
 		}
@@ -59,6 +60,11 @@ func TestLlamaParamCounts(t *testing.T) {
 		{"../../examples/measured/mistral-small-bf16-adamw-b4.yaml", 155730944},
 		{"../../examples/measured/qwen2-small-bf16-adamw-b4.yaml", 122975232}, // tied, q/k/v biases
 		{"../../examples/mistral-bf16-adamw-b2.yaml", 7241732096},
+		{"../../examples/holdout25/qwen3-small-bf16-adamw-b4-s1024.yaml", 39985152},  // head_dim 128 ≠ 512/8, q/k norms
+		{"../../examples/holdout25/qwen3-bias-mha-bf16-sgd-b4-s768.yaml", 77483264},  // attention_bias on all four
+		{"../../examples/holdout25/qwen3-1.7b-bf16-adamw-b1-s2048.yaml", 1720574976}, // Qwen3-1.7B's shape
+		{"../../examples/measured/phi3-small-bf16-adamw-b4-s1024.yaml", 45421056},    // fused qkv and gate_up
+		{"../../examples/measured/phi3-small-mha-fp32-adam-b2-s512.yaml", 46469632},
 	} {
 		if got := mustExpandFile(t, c.path).ParamCount(); got != c.want {
 			t.Errorf("%s: %d parameters, want %d", c.path, got, c.want)
@@ -144,6 +150,16 @@ func TestLlamaConfigErrors(t *testing.T) {
 			"model.config.layer_types: has 1 entries (allowed: one per layer, 2)"},
 		{"no seq_len", llamaYAML("LlamaForCausalLM", smallCfg, "  mode: train\n  batch_size: 2\n  precision: bf16\n  optimizer: adamw\n"),
 			"training.seq_len is not set"},
+		{"phi3 odd rotary dims", llamaYAML("Phi3ForCausalLM", smallCfg+"    partial_rotary_factor: 0.3\n", ""),
+			"model.config.partial_rotary_factor: a partial rotary factor of 0.3 turns 19 of a head's 64 dimensions (allowed: a factor that turns an even number of them, at least 2)"},
+		{"phi3 rotary factor in rope_parameters", llamaYAML("Phi3ForCausalLM", smallCfg+"    rope_parameters: {rope_type: default, partial_rotary_factor: 0.01}\n", ""),
+			"model.config.rope_parameters: a partial rotary factor of 0.01 turns 0 of a head's 64 dimensions"},
+		{"phi3 odd head_dim", llamaYAML("Phi3ForCausalLM", smallCfg+"    head_dim: 63\n", ""),
+			"model.config.head_dim: a partial rotary factor of 1 turns 63 of a head's 63 dimensions"},
+		{"phi3 tensor parallel", llamaYAML("Phi3ForCausalLM", smallCfg, "  mode: train\n  batch_size: 2\n  seq_len: 128\n  precision: bf16\n  optimizer: adamw\n  parallel: {tensor: 2}\n"),
+			"training.parallel.tensor 2: tensor parallelism is not modelled for Phi3ForCausalLM"},
+		{"qwen3 sliding layers without window", llamaYAML("Qwen3ForCausalLM", smallCfg+"    layer_types: [full_attention, sliding_attention]\n", ""),
+			"model.config.layer_types: lists sliding_attention layers but the sliding window is off"},
 	} {
 		_, err := expandYAML(t, c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -228,6 +244,56 @@ func TestLlamaVariantsExpand(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Qwen3's head_dim is 128 whatever hidden_size says, with a norm of that
+// width per query and key head; Phi3 registers o_proj first, fuses q/k/v and
+// gate/up, and turns partial_rotary_factor of each head.
+func TestQwen3AndPhi3Parameters(t *testing.T) {
+	names := func(g *spec.Graph) map[string][]int64 {
+		m := map[string][]int64{}
+		for _, id := range g.Params {
+			m[g.Tensors[id].Name] = g.Tensors[id].Shape
+		}
+		for _, id := range g.Resident {
+			m[g.Tensors[id].Name] = g.Tensors[id].Shape
+		}
+		return m
+	}
+	g, err := expandYAML(t, llamaYAML("Qwen3ForCausalLM", smallCfg, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := names(g)
+	for name, want := range map[string][]int64{
+		"model.layers.0.self_attn.q_proj.weight": {512, 256}, "model.layers.0.self_attn.k_proj.weight": {256, 256},
+		"model.layers.0.self_attn.o_proj.weight": {256, 512}, "model.layers.0.self_attn.q_norm.weight": {128},
+		"model.layers.1.self_attn.k_norm.weight": {128},
+	} {
+		if !slices.Equal(p[name], want) {
+			t.Errorf("Qwen3 %s: shape %v, want %v", name, p[name], want)
+		}
+	}
+	g, err = expandYAML(t, llamaYAML("Phi3ForCausalLM", smallCfg+"    partial_rotary_factor: 0.5\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, id := range g.Params[1:7] {
+		order = append(order, strings.TrimPrefix(g.Tensors[id].Name, "model.layers.0."))
+	}
+	if want := "self_attn.o_proj.weight self_attn.qkv_proj.weight mlp.gate_up_proj.weight mlp.down_proj.weight input_layernorm.weight post_attention_layernorm.weight"; strings.Join(order, " ") != want {
+		t.Errorf("Phi3 layer parameters in order %v, want %s", order, want)
+	}
+	p = names(g)
+	for name, want := range map[string][]int64{
+		"model.layers.0.self_attn.qkv_proj.weight": {512, 256}, "model.layers.0.mlp.gate_up_proj.weight": {1024, 256},
+		"model.rotary_emb.inv_freq": {16},
+	} {
+		if !slices.Equal(p[name], want) {
+			t.Errorf("Phi3 %s: shape %v, want %v", name, p[name], want)
 		}
 	}
 }
