@@ -385,8 +385,10 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	attn, weights := l.attention(n, p, cos, sin, mask)
 	// hidden_states (the norm output) is rebound when self_attn returns.
 	b.HoldUntilLastOp(n)
-	attn = b.Dropout("resid_attn_dropout", attn, l.residDrop)
-	h := b.AddMixed("add_attn", x, attn)
+	// `hidden_states = residual + self.resid_attn_dropout(hidden_states)`:
+	// the dropout's input is rebound only when the sum is made (Phi3).
+	h := b.AddMixed("add_attn", x, b.Dropout("resid_attn_dropout", attn, l.residDrop))
+	b.HoldUntilLastOp(attn)
 	n2 := b.LlamaRMSNorm("post_attention_layernorm", h, p.postNorm)
 	var y spec.TensorID
 	b.Scoped("mlp", func() {
@@ -410,8 +412,8 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 		y = b.Linear("down_proj", y, p.down, p.downB)
 	})
 	b.HoldUntilLastOp(n2)
-	y = b.Dropout("resid_mlp_dropout", y, l.residDrop)
-	out := b.AddMixed("add_mlp", h, y)
+	out := b.AddMixed("add_mlp", h, b.Dropout("resid_mlp_dropout", y, l.residDrop))
+	b.HoldUntilLastOp(y)
 	// `hidden_states, _ = self.self_attn(...)`: the attention weights eager
 	// attention returns stay in `_` until the layer returns (measured: a
 	// [B, H, S, S] softmax freed after add_mlp in fp32 inference).
@@ -654,9 +656,13 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 			// Under autocast the bf16 scores plus the fp32 mask are fp32.
 			w = b.AddMixed("add_mask", w, mask)
 		}
-		// softmax(dtype=float32) converts its input first.
+		// softmax(dtype=float32) converts its input first, but for an fp16
+		// input on CUDA, which ATen runs through one half-to-float kernel
+		// (measured: pure fp16 Phi3 inference, no input copy).
 		masked := w
-		w = b.Cast("softmax_input", w, spec.FP32)
+		if b.DType(w) != spec.FP16 {
+			w = b.Cast("softmax_input", w, spec.FP32)
+		}
 		w = b.Emit(spec.OpSpec{Kind: "softmax", Name: "softmax", Inputs: []spec.TensorID{w}, Outputs: []spec.TensorSpec{spec.TS("out", spec.FP32, scores...)}, SaveOut: []int{0},
 			BackwardTemps: []spec.TensorSpec{spec.TS("softmax_backward_tmp", spec.FP32, scores...)}})[0]
 		if queryDType != spec.FP32 {
