@@ -311,6 +311,57 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 	return out
 }
 
+// GemmaRMSNorm is transformers' GemmaRMSNorm, which scales in fp32 before
+// casting back (Llama casts first):
+//
+//	h = x.float(); n = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+//	out = n * (1.0 + weight.float()); return out.type_as(x)
+//
+// Saved: h (pow, mul), rsqrt's result, the fp32 normalised n and the [D]
+// scale (1 + w). The product's backward computes the scale's gradient first
+// (grad·n, in the output's shape), then n's; the engine sums the first to
+// [D] with its staging buffer. A 16-bit weight is cast to fp32 first (its
+// gradient cast back).
+func (b *Builder) GemmaRMSNorm(name string, x, w TensorID) TensorID {
+	var out TensorID
+	b.Scoped(name, func() {
+		dt := b.DType(x)
+		h := b.Cast("float", x, FP32)
+		shape := b.Shape(h)
+		stat := withLast(shape, 1)
+		sq := b.Emit(OpSpec{Kind: "pow", Name: "pow", Inputs: []TensorID{h}, Outputs: []TensorSpec{TS("out", FP32, shape...)}, Saved: []TensorID{h},
+			BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}, BackwardTempsFirst: 2})[0]
+		variance := b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, stat...)}})[0]
+		ve := b.AddScalar("add_eps", variance)
+		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},
+			BackwardTemps: []TensorSpec{TS("result_cubed", FP32, stat...), TS("scaled", FP32, stat...)}})[0]
+		n := b.MulOperands("mul_rsqrt", h, rs)
+		// _norm's argument (x.float()) is held by forward's call until
+		// _norm returns.
+		b.HoldUntilLastOp(h)
+		ws := b.Shape(w)
+		staging := stagingTemps(rows(shape), shape[len(shape)-1])
+		temps := append([]TensorSpec{TS("grad_times_input", FP32, shape...)}, staging...)
+		mul := OpSpec{Kind: "mul", Name: "mul_weight", Outputs: []TensorSpec{TS("out", FP32, shape...)},
+			BackwardTemps: temps, BackwardTempsFirst: 1, ReduceTemps: len(staging)}
+		if b.DType(w) == FP32 {
+			// 1 + w's gradient passes through the add to AccumulateGrad,
+			// which keeps the reduction's [D] sum as .grad: the weight's
+			// gradient is made by the reduction.
+			wf := b.Emit(OpSpec{Kind: "add_scalar", Name: "one_plus_weight", NoGrad: true, Outputs: []TensorSpec{TS("out", FP32, ws...)}})[0]
+			mul.Inputs, mul.Params, mul.Saved, mul.ReducedParams = []TensorID{n, wf}, []TensorID{w}, []TensorID{n, wf}, 1
+		} else {
+			// w.float()'s backward casts the reduced fp32 gradient back.
+			c := b.Emit(OpSpec{Kind: "to_copy", Name: "weight_float", Params: []TensorID{w}, Outputs: []TensorSpec{TS("out", FP32, ws...)}})[0]
+			wf := b.AddScalar("one_plus_weight", c)
+			mul.Inputs, mul.Saved, mul.ReducedInputs = []TensorID{n, wf}, []TensorID{n, wf}, 1
+		}
+		o := b.Emit(mul)[0]
+		out = b.Cast("type_as", o, dt)
+	})
+	return out
+}
+
 // RotaryCosSin is LlamaRotaryEmbedding.forward (no grad, autocast off):
 // inv_freq and the positions in fp32, their product, cat, cos and sin times
 // attention_scaling, cast to the hidden states' dtype. Returns cos and sin

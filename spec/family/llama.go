@@ -13,11 +13,13 @@ import (
 // sliding-window layers), Qwen3ForCausalLM (Qwen2's layers with an
 // RMSNorm over each query and key head, head_dim 128 by default) and
 // Phi3ForCausalLM (fused qkv and gate/up projections, partial rotary
-// embeddings, residual dropout). Op by op as modeling_llama.py,
+// embeddings, residual dropout) and GemmaForCausalLM (embeddings scaled by
+// √hidden, RMSNorms that scale by 1 + weight in fp32, GELU-tanh MLP,
+// head_dim 256 and tied embeddings by default). Op by op as modeling_llama.py,
 // modeling_mistral.py, modeling_qwen2.py, modeling_qwen3.py and
-// modeling_phi3.py execute them under PyTorch 2.11, checked against the H200
+// modeling_phi3.py and modeling_gemma.py execute them under PyTorch 2.11, checked against the H200
 // allocator traces of tinyllama-bf16-adamw-b4 and the llama-small,
-// mistral-small, qwen2-small, qwen3 and phi3-small cases.
+// mistral-small, qwen2-small, qwen3, phi3-small and gemma-small cases.
 
 // llamaVariant is what differs between the three architectures.
 type llamaVariant struct {
@@ -33,6 +35,8 @@ type llamaVariant struct {
 	// fused: Phi3's attention is one qkv_proj sliced into q, k and v, its
 	// MLP one gate_up_proj chunked in two; o_proj is registered first.
 	fused bool
+	// gemma: Gemma's scaled embeddings and (1 + weight) norms.
+	gemma bool
 	// layerTypes: Qwen2 and Qwen3 choose sliding-window layers through
 	// use_sliding_window, max_window_layers and layer_types, and make the
 	// full causal mask even when every layer slides.
@@ -96,6 +100,16 @@ func phi3Defaults() map[string]any {
 	}
 }
 
+// gemmaDefaults are GemmaConfig's defaults (transformers 5.17, Gemma-7B).
+func gemmaDefaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(256000), "hidden_size": int64(3072), "intermediate_size": int64(24576), "num_hidden_layers": int64(28),
+		"num_attention_heads": int64(16), "num_key_value_heads": int64(16), "head_dim": int64(256), "hidden_act": "gelu_pytorch_tanh",
+		"max_position_embeddings": int64(8192), "rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": true,
+		"rope_parameters": nil, "attention_bias": false, "attention_dropout": 0.0, "use_bidirectional_attention": nil,
+	}
+}
+
 func registerLlama(f map[string]expander) {
 	for _, v := range []llamaVariant{
 		{arch: "LlamaForCausalLM", class: "LlamaConfig", defaults: llamaDefaults, hfValidate: true},
@@ -103,6 +117,7 @@ func registerLlama(f map[string]expander) {
 		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true, layerTypes: true},
 		{arch: "Qwen3ForCausalLM", class: "Qwen3Config", defaults: qwen3Defaults, qkNorm: true, layerTypes: true},
 		{arch: "Phi3ForCausalLM", class: "Phi3Config", defaults: phi3Defaults, fused: true},
+		{arch: "GemmaForCausalLM", class: "GemmaConfig", defaults: gemmaDefaults, gemma: true},
 	} {
 		v := v
 		f[v.arch] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandLlama(m, v, o) }
@@ -118,6 +133,7 @@ type llama struct {
 	pdt                            spec.DType
 	attnBias, oBias, mlpBias, tied bool
 	useCache, eager, qkNorm, fused bool
+	gemma                          bool
 	act                            string
 	attnDrop, residDrop            float64
 	// rotary is how many of each head's dimensions the rotary embedding
@@ -176,9 +192,15 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
 		l.mlpBias = c.Bool("mlp_bias")
-	case v.class == "Qwen3Config":
+	case v.class == "Qwen3Config" || v.class == "GemmaConfig":
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
+	}
+	if v.gemma {
+		l.gemma = true
+		if bi, ok := m.Config["use_bidirectional_attention"]; ok && truthy(bi.V) {
+			c.fail("use_bidirectional_attention", "%s makes every layer attend both ways, which is not modelled (allowed: false or null)", shown(bi.V))
+		}
 	}
 	l.qkNorm, l.fused = v.qkNorm, v.fused
 	l.rotary = l.headDim
@@ -231,7 +253,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	ids, labels := textBatch(b, l.batch, seq)
 
 	// Parameters in model.parameters() order.
-	var embed, norm, lmHead spec.TensorID
+	var embed, norm, lmHead, embedScale spec.TensorID
 	layers := make([]llamaLayer, l.layers)
 	bias := func(on bool, name string, n int64) spec.TensorID {
 		if !on {
@@ -242,6 +264,10 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	qDim, kvDim := l.heads*l.headDim, l.kvHeads*l.headDim
 	b.Scoped("model", func() {
 		embed = b.Param("embed_tokens.weight", []int64{l.vocab, l.d}, l.pdt)
+		if l.gemma {
+			// GemmaTextScaledWordEmbedding's embed_scale, a 0-d buffer.
+			embedScale = b.Buffer("embed_tokens.embed_scale", nil, l.pdt)
+		}
 		for i := range layers {
 			b.Scoped(fmt.Sprintf("layers.%d", i), func() {
 				p := &layers[i]
@@ -290,6 +316,10 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	b.Scoped("model", func() {
 		b.SetLayer("model.embed_tokens")
 		emb := b.Embedding("embed_tokens", ids, embed)
+		if l.gemma {
+			// super().forward(input_ids) * self.embed_scale.to(weight.dtype)
+			emb = b.MulOperands("embed_tokens.scale", emb, embedScale)
+		}
 		pos := positionIDs(b, seq)
 		b.SetLayer("model.rotary_emb")
 		masks := l.masks(emb)
@@ -320,7 +350,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		})
 		b.SetLayer("model.norm")
 		last := h
-		h = b.LlamaRMSNorm("norm", h, norm)
+		h = l.rmsNorm("norm", h, norm)
 		// Locals of LlamaModel.forward: inputs_embeds, position_ids, the
 		// masks, position_embeddings and the last layer's output, which the
 		// final norm's caller holds until the norm returns (measured).
@@ -381,7 +411,7 @@ func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 // each joined to the residual stream.
 func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
 	b := l.b
-	n := b.LlamaRMSNorm("input_layernorm", x, p.inNorm)
+	n := l.rmsNorm("input_layernorm", x, p.inNorm)
 	attn, weights := l.attention(n, p, cos, sin, mask)
 	// hidden_states (the norm output) is rebound when self_attn returns.
 	b.HoldUntilLastOp(n)
@@ -389,7 +419,7 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	// the dropout's input is rebound only when the sum is made (Phi3).
 	h := b.AddMixed("add_attn", x, b.Dropout("resid_attn_dropout", attn, l.residDrop))
 	b.HoldUntilLastOp(attn)
-	n2 := b.LlamaRMSNorm("post_attention_layernorm", h, p.postNorm)
+	n2 := l.rmsNorm("post_attention_layernorm", h, p.postNorm)
 	var y spec.TensorID
 	b.Scoped("mlp", func() {
 		if l.fused {
@@ -419,6 +449,14 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	// [B, H, S, S] softmax freed after add_mlp in fp32 inference).
 	b.HoldUntilLastOp(weights)
 	return out
+}
+
+// rmsNorm is the family's RMSNorm: Gemma's or Llama's.
+func (l *llama) rmsNorm(name string, x, w spec.TensorID) spec.TensorID {
+	if l.gemma {
+		return l.b.GemmaRMSNorm(name, x, w)
+	}
+	return l.b.LlamaRMSNorm(name, x, w)
 }
 
 func (l *llama) activation(name string, x spec.TensorID) spec.TensorID {

@@ -41,7 +41,7 @@ const smallCfg = "    vocab_size: 1000\n    hidden_size: 256\n    intermediate_s
 
 func TestLlamaRegistered(t *testing.T) {
 	known := strings.Join(Known(), " ")
-	for _, a := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Phi3ForCausalLM"} {
+	for _, a := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Phi3ForCausalLM", "GemmaForCausalLM"} {
 		if !strings.Contains(known, a) {
 			t.Errorf("%s not registered (known: %s)", a, known)
 		}
@@ -65,6 +65,9 @@ func TestLlamaParamCounts(t *testing.T) {
 		{"../../examples/holdout25/qwen3-1.7b-bf16-adamw-b1-s2048.yaml", 1720574976}, // Qwen3-1.7B's shape
 		{"../../examples/measured/phi3-small-bf16-adamw-b4-s1024.yaml", 45421056},    // fused qkv and gate_up
 		{"../../examples/measured/phi3-small-mha-fp32-adam-b2-s512.yaml", 46469632},
+		{"../../examples/measured/gemma-small-bf16-adamw-b4-s1024.yaml", 32117248},          // tied by default
+		{"../../examples/measured/gemma-small-hd256-bf16-sgd-b2-s1024.yaml", 39457280},      // head_dim 256 by default
+		{"../../examples/measured/gemma-small-eager-amp-fp16-adamw-b2-s512.yaml", 48501248}, // untied
 	} {
 		if got := mustExpandFile(t, c.path).ParamCount(); got != c.want {
 			t.Errorf("%s: %d parameters, want %d", c.path, got, c.want)
@@ -158,6 +161,8 @@ func TestLlamaConfigErrors(t *testing.T) {
 			"model.config.head_dim: a partial rotary factor of 1 turns 63 of a head's 63 dimensions"},
 		{"phi3 tensor parallel", llamaYAML("Phi3ForCausalLM", smallCfg, "  mode: train\n  batch_size: 2\n  seq_len: 128\n  precision: bf16\n  optimizer: adamw\n  parallel: {tensor: 2}\n"),
 			"training.parallel.tensor 2: tensor parallelism is not modelled for Phi3ForCausalLM"},
+		{"gemma both ways", llamaYAML("GemmaForCausalLM", smallCfg+"    use_bidirectional_attention: true\n", ""),
+			"model.config.use_bidirectional_attention: true makes every layer attend both ways, which is not modelled (allowed: false or null)"},
 		{"qwen3 sliding layers without window", llamaYAML("Qwen3ForCausalLM", smallCfg+"    layer_types: [full_attention, sliding_attention]\n", ""),
 			"model.config.layer_types: lists sliding_attention layers but the sliding window is off"},
 	} {
