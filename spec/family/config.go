@@ -263,3 +263,11 @@ func knownKeys(d map[string]any) []string {
 	sort.Strings(k)
 	return k
 }
+
+// optFloat reads an optional positive number (null or absent: 0).
+func (c *hfConfig) optFloat(key string) float64 {
+	if _, ok := c.raw(key); !ok {
+		return 0
+	}
+	return c.Float(key, math.SmallestNonzeroFloat64, math.MaxFloat64)
+}

@@ -94,7 +94,7 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 // attn_implementation="eager"; the others refuse it rather than answer
 // with SDPA's memory.
 func eagerAttention() map[string]bool {
-	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true, "Qwen3ForCausalLM": true, "Phi3ForCausalLM": true, "GemmaForCausalLM": true}
+	return map[string]bool{"GPT2LMHeadModel": true, "LlamaForCausalLM": true, "MistralForCausalLM": true, "Qwen2ForCausalLM": true, "Qwen3ForCausalLM": true, "Phi3ForCausalLM": true, "GemmaForCausalLM": true, "Gemma2ForCausalLM": true, "Gemma3ForCausalLM": true}
 }
 
 // tensorParallel lists the architectures whose expansion splits heads and

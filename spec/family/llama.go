@@ -1,8 +1,10 @@
 package family
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/memplan/memplan/spec"
 )
@@ -15,9 +17,14 @@ import (
 // Phi3ForCausalLM (fused qkv and gate/up projections, partial rotary
 // embeddings, residual dropout) and GemmaForCausalLM (embeddings scaled by
 // √hidden, RMSNorms that scale by 1 + weight in fp32, GELU-tanh MLP,
-// head_dim 256 and tied embeddings by default). Op by op as modeling_llama.py,
+// head_dim 256 and tied embeddings by default), Gemma2ForCausalLM (Gemma's
+// layers with a norm after attention and after the MLP too, alternating
+// sliding windows, logit soft-capping) and Gemma3ForCausalLM (Gemma2's
+// layers with Gemma norms over each query and key head, a rotary embedding
+// per layer type, sliding windows in five of six layers). Op by op as modeling_llama.py,
 // modeling_mistral.py, modeling_qwen2.py, modeling_qwen3.py and
-// modeling_phi3.py and modeling_gemma.py execute them under PyTorch 2.11, checked against the H200
+// modeling_phi3.py, modeling_gemma.py, modeling_gemma2.py and
+// modeling_gemma3.py execute them under PyTorch 2.11, checked against the H200
 // allocator traces of tinyllama-bf16-adamw-b4 and the llama-small,
 // mistral-small, qwen2-small, qwen3, phi3-small and gemma-small cases.
 
@@ -37,6 +44,16 @@ type llamaVariant struct {
 	fused bool
 	// gemma: Gemma's scaled embeddings and (1 + weight) norms.
 	gemma bool
+	// sandwich: Gemma2 and Gemma3 norm the attention's and the MLP's
+	// outputs too (post_attention_layernorm, pre_ and
+	// post_feedforward_layernorm), alternate sliding-window layers
+	// (layer_types, or one full layer every windowPattern) and make both
+	// masks; Gemma3 also norms each query and key head after the
+	// transpose and makes one rotary embedding per layer type.
+	sandwich, gemma3 bool
+	windowPattern    int64
+	// actKey is the config key of the MLP's activation.
+	actKey string
 	// layerTypes: Qwen2 and Qwen3 choose sliding-window layers through
 	// use_sliding_window, max_window_layers and layer_types, and make the
 	// full causal mask even when every layer slides.
@@ -110,6 +127,31 @@ func gemmaDefaults() map[string]any {
 	}
 }
 
+// gemma2Defaults are Gemma2Config's defaults (transformers 5.17, Gemma-2-2B).
+func gemma2Defaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(256000), "hidden_size": int64(2304), "intermediate_size": int64(9216), "num_hidden_layers": int64(26),
+		"num_attention_heads": int64(8), "num_key_value_heads": int64(4), "head_dim": int64(256), "hidden_activation": "gelu_pytorch_tanh",
+		"max_position_embeddings": int64(8192), "rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": true,
+		"rope_parameters": nil, "attention_bias": false, "attention_dropout": 0.0, "query_pre_attn_scalar": int64(256),
+		"sliding_window": int64(4096), "layer_types": nil, "final_logit_softcapping": 30.0, "attn_logit_softcapping": 50.0,
+		"use_bidirectional_attention": nil,
+	}
+}
+
+// gemma3Defaults are Gemma3TextConfig's defaults (transformers 5.17); the
+// class reads sliding_window_pattern (6) from its keyword arguments.
+func gemma3Defaults() map[string]any {
+	return map[string]any{
+		"vocab_size": int64(262208), "hidden_size": int64(2304), "intermediate_size": int64(9216), "num_hidden_layers": int64(26),
+		"num_attention_heads": int64(8), "num_key_value_heads": int64(4), "head_dim": int64(256), "hidden_activation": "gelu_pytorch_tanh",
+		"max_position_embeddings": int64(131072), "rms_norm_eps": 1e-6, "use_cache": true, "tie_word_embeddings": true,
+		"rope_parameters": nil, "attention_bias": false, "attention_dropout": 0.0, "query_pre_attn_scalar": int64(256),
+		"sliding_window": int64(4096), "layer_types": nil, "final_logit_softcapping": nil, "attn_logit_softcapping": nil,
+		"use_bidirectional_attention": false, "sliding_window_pattern": int64(6),
+	}
+}
+
 func registerLlama(f map[string]expander) {
 	for _, v := range []llamaVariant{
 		{arch: "LlamaForCausalLM", class: "LlamaConfig", defaults: llamaDefaults, hfValidate: true},
@@ -118,6 +160,8 @@ func registerLlama(f map[string]expander) {
 		{arch: "Qwen3ForCausalLM", class: "Qwen3Config", defaults: qwen3Defaults, qkNorm: true, layerTypes: true},
 		{arch: "Phi3ForCausalLM", class: "Phi3Config", defaults: phi3Defaults, fused: true},
 		{arch: "GemmaForCausalLM", class: "GemmaConfig", defaults: gemmaDefaults, gemma: true},
+		{arch: "Gemma2ForCausalLM", class: "Gemma2Config", defaults: gemma2Defaults, gemma: true, sandwich: true, windowPattern: 2, actKey: "hidden_activation", hfValidate: true},
+		{arch: "Gemma3ForCausalLM", class: "Gemma3TextConfig", defaults: gemma3Defaults, gemma: true, sandwich: true, gemma3: true, windowPattern: 6, actKey: "hidden_activation", hfValidate: true},
 	} {
 		v := v
 		f[v.arch] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandLlama(m, v, o) }
@@ -133,7 +177,10 @@ type llama struct {
 	pdt                            spec.DType
 	attnBias, oBias, mlpBias, tied bool
 	useCache, eager, qkNorm, fused bool
-	gemma                          bool
+	gemma, sandwich, gemma3        bool
+	// logitCap and scoreCap are Gemma2's final and attention logit
+	// soft-capping (0: none).
+	logitCap, scoreCap float64
 	act                            string
 	attnDrop, residDrop            float64
 	// rotary is how many of each head's dimensions the rotary embedding
@@ -151,6 +198,8 @@ type llama struct {
 // (0: full causal attention).
 type llamaLayer struct {
 	inNorm, q, qb, k, kb, v, vb, o, ob, postNorm, gate, gateB, up, upB, down, downB spec.TensorID
+	// preFF and postFF are Gemma2's and Gemma3's norms around the MLP.
+	preFF, postFF spec.TensorID
 	// qNorm and kNorm are Qwen3's per-head norms, qkv and gateUp Phi3's
 	// fused projections (spec.NoTensor elsewhere).
 	qNorm, kNorm, qkv, gateUp spec.TensorID
@@ -160,7 +209,7 @@ type llamaLayer struct {
 func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
 	c := newConfig(m, v.class, v.defaults())
 	l := &llama{vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
-		heads: c.Int("num_attention_heads"), act: c.Str("hidden_act", "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
+		heads: c.Int("num_attention_heads"), act: c.Str(cmp.Or(v.actKey, "hidden_act"), "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
 	l.kvHeads = c.OptInt("num_key_value_heads", l.heads)
 	l.headDim = c.OptInt("head_dim", 0)
 	if l.headDim == 0 || v.hfValidate {
@@ -192,17 +241,29 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
 		l.mlpBias = c.Bool("mlp_bias")
-	case v.class == "Qwen3Config" || v.class == "GemmaConfig":
+	case v.class == "Qwen3Config" || v.gemma:
 		l.attnBias = c.Bool("attention_bias")
 		l.oBias = l.attnBias
 	}
 	if v.gemma {
-		l.gemma = true
+		l.gemma, l.sandwich, l.gemma3 = true, v.sandwich, v.gemma3
+		l.qkNorm = v.gemma3
+		c.Int("max_position_embeddings")
+		if v.sandwich {
+			c.Int("query_pre_attn_scalar")
+			l.logitCap = c.optFloat("final_logit_softcapping")
+			// Gemma3's attention never passes attn_logit_softcapping on;
+			// Gemma2's SDPA ignores it (eager applies it).
+			l.scoreCap = c.optFloat("attn_logit_softcapping")
+			if v.gemma3 || m.Training.Attention != spec.AttentionEager {
+				l.scoreCap = 0
+			}
+		}
 		if bi, ok := m.Config["use_bidirectional_attention"]; ok && truthy(bi.V) {
 			c.fail("use_bidirectional_attention", "%s makes every layer attend both ways, which is not modelled (allowed: false or null)", shown(bi.V))
 		}
 	}
-	l.qkNorm, l.fused = v.qkNorm, v.fused
+	l.qkNorm, l.fused = l.qkNorm || v.qkNorm, v.fused
 	l.rotary = l.headDim
 	if v.fused {
 		l.residDrop = c.Float("resid_pdrop", 0, 1)
@@ -220,6 +281,13 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	for _, w := range l.window {
 		if !slices.Contains(l.maskWindows, w) {
 			l.maskWindows = append(l.maskWindows, w)
+		}
+	}
+	if v.sandwich {
+		// Gemma2/3 make the full and the sliding mask whatever the layers are.
+		l.maskWindows = []int64{0}
+		if win := c.OptInt("sliding_window", 0); win > 0 {
+			l.maskWindows = append(l.maskWindows, win)
 		}
 	}
 	if v.layerTypes && !slices.Contains(l.maskWindows, 0) {
@@ -298,13 +366,20 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 				p.down, p.downB = b.Param("mlp.down_proj.weight", []int64{l.d, l.inner}, l.pdt), bias(l.mlpBias, "mlp.down_proj.bias", l.d)
 				p.inNorm = b.Param("input_layernorm.weight", []int64{l.d}, l.pdt)
 				p.postNorm = b.Param("post_attention_layernorm.weight", []int64{l.d}, l.pdt)
+				p.preFF, p.postFF = spec.NoTensor, spec.NoTensor
+				if l.sandwich {
+					p.preFF = b.Param("pre_feedforward_layernorm.weight", []int64{l.d}, l.pdt)
+					p.postFF = b.Param("post_feedforward_layernorm.weight", []int64{l.d}, l.pdt)
+				}
 			})
 		}
 		norm = b.Param("norm.weight", []int64{l.d}, l.pdt)
 		// rotary_emb.inv_freq and original_inv_freq, [head_dim/2] each, cast
 		// with the model by model.to(dtype).
-		b.Buffer("rotary_emb.inv_freq", []int64{l.rotary / 2}, l.pdt)
-		b.Buffer("rotary_emb.original_inv_freq", []int64{l.rotary / 2}, l.pdt)
+		for _, t := range l.rotaryTypes() {
+			b.Buffer("rotary_emb."+t+"inv_freq", []int64{l.rotary / 2}, l.pdt)
+			b.Buffer("rotary_emb."+t+"original_inv_freq", []int64{l.rotary / 2}, l.pdt)
+		}
 	})
 	if l.tied {
 		lmHead = embed
@@ -323,7 +398,28 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		pos := positionIDs(b, seq)
 		b.SetLayer("model.rotary_emb")
 		masks := l.masks(emb)
-		cos, sin := b.RotaryCosSin("rotary_emb", seq, l.rotary, b.DType(emb))
+		// Gemma3 computes one cos/sin pair per layer type (in the order
+		// of a Python set: taken here as sorted).
+		cosSin := map[string][2]spec.TensorID{}
+		for _, t := range l.rotaryTypes() {
+			name := "rotary_emb"
+			if t != "" {
+				name += "." + strings.TrimSuffix(t, "_")
+			}
+			c, s := b.RotaryCosSin(name, seq, l.rotary, b.DType(emb))
+			cosSin[t] = [2]spec.TensorID{c, s}
+		}
+		cos, sin := cosSin[""][0], cosSin[""][1]
+		rotaryOf := func(i int) (spec.TensorID, spec.TensorID) {
+			if !l.gemma3 {
+				return cos, sin
+			}
+			t := "full_attention_"
+			if l.window[i] > 0 {
+				t = "sliding_attention_"
+			}
+			return cosSin[t][0], cosSin[t][1]
+		}
 		// The decoder layers differ only by their sliding window, if any.
 		alike := func(i, j int) bool { return l.window[i] == l.window[j] }
 		prefix := func(i int) string { return b.Path(fmt.Sprintf("layers.%d", i)) }
@@ -340,7 +436,8 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 					// with cos and sin in the first layer's recompute).
 					b.Emit(spec.OpSpec{Kind: "checkpoint_args", Name: "args", Inputs: []spec.TensorID{pos}, NoGrad: true})
 				}
-				out = l.decoderLayer(in, layers[i], cos, sin, masks[l.window[i]])
+				c, s := rotaryOf(i)
+				out = l.decoderLayer(in, layers[i], c, s, masks[l.window[i]])
 			})
 			b.EndBlock()
 			// The caller's hidden_states holds the layer input until the layer
@@ -354,7 +451,10 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		// Locals of LlamaModel.forward: inputs_embeds, position_ids, the
 		// masks, position_embeddings and the last layer's output, which the
 		// final norm's caller holds until the norm returns (measured).
-		held := []spec.TensorID{emb, pos, cos, sin, last}
+		held := []spec.TensorID{emb, pos, last}
+		for _, t := range l.rotaryTypes() {
+			held = append(held, cosSin[t][0], cosSin[t][1])
+		}
 		for _, mk := range masks {
 			held = append(held, mk)
 		}
@@ -362,6 +462,11 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	})
 	b.SetLayer("lm_head")
 	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
+	if l.logitCap > 0 {
+		// logits / cap, tanh, · cap: new tensors, tanh saving its output.
+		b.SetLayer("final_logit_softcapping")
+		logits = b.Scale("softcap_mul", b.Tanh("softcap_tanh", b.Scale("softcap_div", logits)))
+	}
 	if !train {
 		// hidden_states lives until LlamaForCausalLM.forward returns: under
 		// autocast, past lm_head's cast of it (measured, amp-fp16 inference).
@@ -411,6 +516,9 @@ func (l *llama) masks(emb spec.TensorID) map[int64]spec.TensorID {
 // each joined to the residual stream.
 func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
 	b := l.b
+	if l.sandwich {
+		return l.sandwichLayer(x, p, cos, sin, mask)
+	}
 	n := l.rmsNorm("input_layernorm", x, p.inNorm)
 	attn, weights := l.attention(n, p, cos, sin, mask)
 	// hidden_states (the norm output) is rebound when self_attn returns.
@@ -449,6 +557,49 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	// [B, H, S, S] softmax freed after add_mlp in fp32 inference).
 	b.HoldUntilLastOp(weights)
 	return out
+}
+
+// sandwichLayer is Gemma2's and Gemma3's decoder layer: a norm before and
+// after attention and the MLP, each output rebound when its norm returns.
+func (l *llama) sandwichLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.TensorID) spec.TensorID {
+	b := l.b
+	n := l.rmsNorm("input_layernorm", x, p.inNorm)
+	attn, weights := l.attention(n, p, cos, sin, mask)
+	b.HoldUntilLastOp(n)
+	a := l.rmsNorm("post_attention_layernorm", attn, p.postNorm)
+	b.HoldUntilLastOp(attn)
+	h := b.AddMixed("add_attn", x, a)
+	n2 := l.rmsNorm("pre_feedforward_layernorm", h, p.preFF)
+	var y spec.TensorID
+	b.Scoped("mlp", func() {
+		g := b.Linear("gate_proj", n2, p.gate, p.gateB)
+		act := l.activation("act_fn", g)
+		u := b.Linear("up_proj", n2, p.up, p.upB)
+		y = b.Linear("down_proj", b.MulOperands("mul", act, u), p.down, p.downB)
+	})
+	b.HoldUntilLastOp(n2)
+	y2 := l.rmsNorm("post_feedforward_layernorm", y, p.postFF)
+	b.HoldUntilLastOp(y)
+	out := b.AddMixed("add_mlp", h, y2)
+	b.HoldUntilLastOp(weights)
+	return out
+}
+
+// rotaryTypes names the rotary embeddings the model makes, as the prefixes
+// of their buffers: Gemma3's one per layer type present (sorted), else one
+// ("").
+func (l *llama) rotaryTypes() []string {
+	if !l.gemma3 {
+		return []string{""}
+	}
+	var t []string
+	if slices.Contains(l.window, 0) {
+		t = append(t, "full_attention_")
+	}
+	if slices.ContainsFunc(l.window, func(w int64) bool { return w > 0 }) {
+		t = append(t, "sliding_attention_")
+	}
+	return t
 }
 
 // rmsNorm is the family's RMSNorm: Gemma's or Llama's.
@@ -625,6 +776,12 @@ func (l *llama) heads4(proj spec.TensorID, name string, w spec.TensorID, n int64
 	if w == spec.NoTensor {
 		return b.HeadsView(name+"_view", proj, true, bsz, n, s, d)
 	}
+	if l.gemma3 {
+		// Gemma3: q_norm(proj.view(B, S, -1, D).transpose(1, 2)).
+		normed := l.rmsNorm(name+"_norm", b.HeadsView(name+"_view", proj, true, bsz, n, s, d), w)
+		b.HoldUntilLastOp(proj)
+		return normed
+	}
 	v := b.HeadsView(name+"_view", proj, true, bsz, s, n, d)
 	normed := b.LlamaRMSNorm(name+"_norm", v, w)
 	b.HoldUntilLastOp(proj)
@@ -690,6 +847,10 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 			b.HoldUntilLastOp(qc)
 		}
 		w = b.Scale("scale", w)
+		if l.scoreCap > 0 {
+			// Gemma2's attn_logit_softcapping: / cap, tanh, · cap.
+			w = b.Scale("softcap_mul", b.Tanh("softcap_tanh", b.Scale("softcap_div", w)))
+		}
 		if mask != spec.NoTensor {
 			// Under autocast the bf16 scores plus the fp32 mask are fp32.
 			w = b.AddMixed("add_mask", w, mask)
@@ -729,6 +890,25 @@ func (c *hfConfig) slidingWindows(v llamaVariant, layers int64) []int64 {
 		win := c.OptInt("sliding_window", 0)
 		for i := range w {
 			w[i] = win
+		}
+	case v.sandwich:
+		win := c.OptInt("sliding_window", 0)
+		pattern := v.windowPattern
+		if v.gemma3 {
+			pattern = c.Int("sliding_window_pattern")
+		}
+		types := c.strList("layer_types", layers, "full_attention", "sliding_attention")
+		for i := range w {
+			sliding := pattern > 0 && (int64(i)+1)%pattern != 0
+			if types != nil {
+				sliding = types[i] == "sliding_attention"
+			}
+			if sliding && win == 0 && c.err == nil {
+				c.fail("sliding_window", "is null but layer %d is a sliding_attention layer, which transformers cannot mask (allowed: a positive window)", i)
+			}
+			if sliding {
+				w[i] = win
+			}
 		}
 	case v.layerTypes:
 		use := c.Bool("use_sliding_window")
