@@ -180,9 +180,9 @@ type llama struct {
 	gemma, sandwich, gemma3        bool
 	// logitCap and scoreCap are Gemma2's final and attention logit
 	// soft-capping (0: none).
-	logitCap, scoreCap float64
-	act                            string
-	attnDrop, residDrop            float64
+	logitCap, scoreCap  float64
+	act                 string
+	attnDrop, residDrop float64
 	// rotary is how many of each head's dimensions the rotary embedding
 	// turns (Phi3's partial_rotary_factor; headDim elsewhere).
 	rotary int64
