@@ -631,16 +631,23 @@ func PickSDPA(dt DType, hasMask bool) SDPABackend {
 // product and the [B, S, H] sum, temporaries of one C++ expression that go
 // once the [B, H, S] delta is copied (measured in BERT-tiny, where all
 // three are in the small pool) — then the kernel's workspace, which accumulates dq in
-// fp32: per batch and head, one (64·64 + 4)-float tile for each 64 queries
-// and 64 head dims (measured on the H200 at d = 64 for S = 128, 197, 512,
-// 1024: 16,400 B per query block).
+// fp32: per batch and head, one (kI·64 + 4)-float tile (GradQTempStorage:
+// the accumulator and its lock) for each kI queries and 64 head dims, where
+// kI is the kernel's query block — 64 for the k32/k64 kernels, 128 for
+// the sm80 fp32 k128 and k65536 ones (measured on the H200 at d = 64 for
+// S = 128, 197, 512, 1024: 16,400 B per query block; at d = 256, S = 512:
+// 8,392,704 B for 2 × 8 heads).
 func efficientBackwardTemps(bsz, heads, s, d int64) ([]TensorSpec, []int) {
-	tiles := bsz * heads * ((s + 63) / 64) * ((d + 63) / 64)
+	kI := int64(64)
+	if d > 64 {
+		kI = 128
+	}
+	tiles := bsz * heads * ((s + kI - 1) / kI) * ((d + 63) / 64)
 	return []TensorSpec{
 		TS("delta_product", FP32, bsz, s, heads, d),
 		TS("delta_sum", FP32, bsz, s, heads),
 		TS("delta", FP32, bsz, heads, s),
-		TS("workspace", UInt8, tiles*(64*64+4)*4),
+		TS("workspace", UInt8, tiles*(kI*64+4)*4),
 	}, []int{2, 2, 0, 0}
 }
 

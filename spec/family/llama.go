@@ -643,6 +643,18 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		var q, k, v, qkv spec.TensorID
 		if l.fused {
 			q, k, v, qkv = l.fusedQKV(x, p, copyV)
+		} else if l.gemma3 {
+			// Gemma3 projects q, k and v, then norms the query and key heads.
+			qp := b.Linear("q_proj", x, p.q, p.qb)
+			qv := b.HeadsView("q_view", qp, true, bsz, l.heads, s, d)
+			kp := b.Linear("k_proj", x, p.k, p.kb)
+			kv := b.HeadsView("k_view", kp, true, bsz, l.kvHeads, s, d)
+			vp := b.Linear("v_proj", x, p.v, p.vb)
+			v = b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
+			q = l.rmsNorm("q_norm", qv, p.qNorm)
+			b.HoldUntilLastOp(qp)
+			k = l.rmsNorm("k_norm", kv, p.kNorm)
+			b.HoldUntilLastOp(kp)
 		} else {
 			qp := b.Linear("q_proj", x, p.q, p.qb)
 			q = l.heads4(qp, "q", p.qNorm, l.heads)
@@ -775,12 +787,6 @@ func (l *llama) heads4(proj spec.TensorID, name string, w spec.TensorID, n int64
 	bsz, s, d := l.batch, l.seq, l.headDim
 	if w == spec.NoTensor {
 		return b.HeadsView(name+"_view", proj, true, bsz, n, s, d)
-	}
-	if l.gemma3 {
-		// Gemma3: q_norm(proj.view(B, S, -1, D).transpose(1, 2)).
-		normed := l.rmsNorm(name+"_norm", b.HeadsView(name+"_view", proj, true, bsz, n, s, d), w)
-		b.HoldUntilLastOp(proj)
-		return normed
 	}
 	v := b.HeadsView(name+"_view", proj, true, bsz, s, n, d)
 	normed := b.LlamaRMSNorm(name+"_norm", v, w)

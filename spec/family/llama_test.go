@@ -1,6 +1,7 @@
 package family
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ const smallCfg = "    vocab_size: 1000\n    hidden_size: 256\n    intermediate_s
 
 func TestLlamaRegistered(t *testing.T) {
 	known := strings.Join(Known(), " ")
-	for _, a := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Phi3ForCausalLM", "GemmaForCausalLM"} {
+	for _, a := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Phi3ForCausalLM", "GemmaForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM"} {
 		if !strings.Contains(known, a) {
 			t.Errorf("%s not registered (known: %s)", a, known)
 		}
@@ -68,6 +69,8 @@ func TestLlamaParamCounts(t *testing.T) {
 		{"../../examples/measured/gemma-small-bf16-adamw-b4-s1024.yaml", 32117248},          // tied by default
 		{"../../examples/measured/gemma-small-hd256-bf16-sgd-b2-s1024.yaml", 39457280},      // head_dim 256 by default
 		{"../../examples/measured/gemma-small-eager-amp-fp16-adamw-b2-s512.yaml", 48501248}, // untied
+		{"../../examples/measured/gemma2-small-bf16-adamw-b2-s1024.yaml", 32121344},         // four norms a layer
+		{"../../examples/measured/gemma3-small-bf16-adamw-b2-s1024.yaml", 39990528},         // and per-head norms
 	} {
 		if got := mustExpandFile(t, c.path).ParamCount(); got != c.want {
 			t.Errorf("%s: %d parameters, want %d", c.path, got, c.want)
@@ -163,6 +166,8 @@ func TestLlamaConfigErrors(t *testing.T) {
 			"training.parallel.tensor 2: tensor parallelism is not modelled for Phi3ForCausalLM"},
 		{"gemma both ways", llamaYAML("GemmaForCausalLM", smallCfg+"    use_bidirectional_attention: true\n", ""),
 			"model.config.use_bidirectional_attention: true makes every layer attend both ways, which is not modelled (allowed: false or null)"},
+		{"gemma3 sliding layers without window", llamaYAML("Gemma3ForCausalLM", smallCfg+"    sliding_window: null\n", ""),
+			"model.config.sliding_window: is null but layer 0 is a sliding_attention layer, which transformers cannot mask (allowed: a positive window)"},
 		{"qwen3 sliding layers without window", llamaYAML("Qwen3ForCausalLM", smallCfg+"    layer_types: [full_attention, sliding_attention]\n", ""),
 			"model.config.layer_types: lists sliding_attention layers but the sliding window is off"},
 	} {
@@ -236,8 +241,8 @@ func TestLlamaVariantsExpand(t *testing.T) {
 		for _, attn := range []string{"sdpa", "eager"} {
 			for _, extra := range []string{"", "  activation_checkpointing: true\n"} {
 				tr := "  mode: train\n  batch_size: 2\n  seq_len: 64\n  precision: " + prec + "\n  optimizer: adamw\n  attention: " + attn + "\n" + extra
-				for _, arch := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"} {
-					g, err := expandYAML(t, llamaYAML(arch, smallCfg+"    tie_word_embeddings: true\n", tr))
+				for _, arch := range []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Phi3ForCausalLM", "GemmaForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM"} {
+					g, err := expandYAML(t, llamaYAML(arch, smallCfg+"    tie_word_embeddings: true\n    head_dim: 64\n", tr))
 					if err != nil {
 						t.Fatalf("%s %s %s: %v", arch, prec, attn, err)
 					}
@@ -299,6 +304,46 @@ func TestQwen3AndPhi3Parameters(t *testing.T) {
 	} {
 		if !slices.Equal(p[name], want) {
 			t.Errorf("Phi3 %s: shape %v, want %v", name, p[name], want)
+		}
+	}
+}
+
+// Gemma2 alternates sliding and full layers (sliding first); Gemma3 makes
+// one full layer in six (or every sliding_window_pattern), and one rotary
+// embedding per layer type present.
+func TestGemmaLayerTypes(t *testing.T) {
+	cfg := "    vocab_size: 1000\n    hidden_size: 256\n    intermediate_size: 512\n    num_hidden_layers: 7\n    num_attention_heads: 4\n    num_key_value_heads: 2\n    head_dim: 64\n    sliding_window: 64\n"
+	for _, c := range []struct {
+		arch, extra string
+		want        []int64
+		rotaries    int
+	}{
+		{"Gemma2ForCausalLM", "", []int64{64, 0, 64, 0, 64, 0, 64}, 1},
+		{"Gemma3ForCausalLM", "", []int64{64, 64, 64, 64, 64, 0, 64}, 2},
+		{"Gemma3ForCausalLM", "    sliding_window_pattern: 3\n", []int64{64, 64, 0, 64, 64, 0, 64}, 2},
+		{"Gemma3ForCausalLM", "    layer_types: [full_attention, full_attention, full_attention, full_attention, full_attention, full_attention, full_attention]\n", []int64{0, 0, 0, 0, 0, 0, 0}, 1},
+	} {
+		g, err := expandYAML(t, llamaYAML(c.arch, cfg+c.extra, ""))
+		if err != nil {
+			t.Fatalf("%s %q: %v", c.arch, c.extra, err)
+		}
+		// A layer slides when its SDPA takes the window's mask: with GQA
+		// it then repeats k and v.
+		var got []int64
+		for i := range 7 {
+			w := int64(0)
+			for _, op := range g.Ops {
+				if op.Name == fmt.Sprintf("model.layers.%d.self_attn.repeat_k", i) {
+					w = 64
+				}
+			}
+			got = append(got, w)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: windows %v, want %v", c.arch, c.extra, got, c.want)
+		}
+		if n := countKind(g, "freqs"); n != c.rotaries {
+			t.Errorf("%s %q: %d rotary embeddings, want %d", c.arch, c.extra, n, c.rotaries)
 		}
 	}
 }
