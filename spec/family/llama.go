@@ -802,11 +802,20 @@ func (l *llama) heads4(proj spec.TensorID, name string, w spec.TensorID, n int64
 // kernel saves its fp16 casts, and the fp32 repeated key (rotary output)
 // goes only when the function returns (measured: amp-fp16 Mistral with a
 // 256-token window, freed after the kernel's outputs).
+//
+// With one key/value head the reshape of the expanded head dimension is a
+// view (a size-1 dimension merges with any stride): nothing is copied and
+// the kernel reads the stride-0 heads (measured: Gemma3 with MQA and a
+// 512-token window).
 func (l *llama) maskedSDPA(q, k, v, mask spec.TensorID) spec.TensorID {
 	b := l.b
 	if l.kvHeads != l.heads {
-		k = l.repeatKV("repeat_k", k)
-		v = l.repeatKV("repeat_v", v)
+		rep := l.repeatKV
+		if l.kvHeads == 1 {
+			rep = l.expandKV
+		}
+		k = rep("repeat_k", k)
+		v = rep("repeat_v", v)
 	}
 	o := b.SDPA("sdpa", q, k, v, mask, false)
 	b.HoldUntilLastOp(k, v)
@@ -818,6 +827,15 @@ func (l *llama) maskedSDPA(q, k, v, mask spec.TensorID) spec.TensorID {
 func (l *llama) repeatKV(name string, x spec.TensorID) spec.TensorID {
 	b := l.b
 	return b.Emit(spec.OpSpec{Kind: "repeat_kv", Name: name, Inputs: []spec.TensorID{x}, Outputs: []spec.TensorSpec{spec.TS("out", b.DType(x), l.batch, l.heads, l.seq, l.headDim)}})[0]
+}
+
+// expandKV is repeat_kv of a single key/value head: expand and reshape
+// make a view; its backward sums the expanded gradient into a new
+// [B, 1, S, D] one.
+func (l *llama) expandKV(name string, x spec.TensorID) spec.TensorID {
+	b := l.b
+	return b.Emit(spec.OpSpec{Kind: "expand_kv", Name: name, Inputs: []spec.TensorID{x}, AliasOut: []int{0},
+		Outputs: []spec.TensorSpec{spec.TS("out", b.DType(x), l.batch, l.heads, l.seq, l.headDim)}})[0]
 }
 
 // eagerAttention is eager_attention_forward: repeat_kv copies, q·kᵀ,
