@@ -37,13 +37,12 @@ func TestConvGeometriesOfADescription(t *testing.T) {
 // what is left unmeasured.
 func TestProfileConvWorkspacesAreUsed(t *testing.T) {
 	dir := t.TempDir()
-	// 600 px: beyond the built-in H200 table's image sizes (32 to 512), so
-	// neither the table nor its interpolation between sizes covers ten of
-	// its eleven shapes (layer1 is 150×150, 128×128 at 512 px); layer4's
-	// 1×1 stride-2 downsample from 256 to 512 channels at 38×38, which
-	// ResNet-50's layer2 has at 32×32 and 40×40, is interpolated.
-	ex := filepath.Join(dir, "resnet18-img600.yaml")
-	if err := os.WriteFile(ex, []byte("name: resnet18-img600\nmodel: {architecture: torchvision.resnet18}\ntraining: {batch_size: 32, image_size: 600, precision: fp32, optimizer: adamw}\n"), 0o644); err != nil {
+	// 1200 px: beyond the built-in H200 table's image sizes (up to 512 for
+	// the ResNets, 256 for VGG's 64-channel 3×3 convolutions), so neither
+	// the table nor its interpolation between sizes covers ten of its
+	// eleven shapes (layer1 is 300×300).
+	ex := filepath.Join(dir, "resnet18-img1200.yaml")
+	if err := os.WriteFile(ex, []byte("name: resnet18-img1200\nmodel: {architecture: torchvision.resnet18}\ntraining: {batch_size: 32, image_size: 1200, precision: fp32, optimizer: adamw}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	find := func(gpu string) (int64, []string) {
@@ -70,8 +69,8 @@ func TestProfileConvWorkspacesAreUsed(t *testing.T) {
 	// An engine that transposes the input and the weight only (what the
 	// H200 picked for this shape at 40×40, holdout9's trace): not the
 	// rule's x + y + w.
-	measured := int64(32*64*150*150*4 + 64*64*9*4 + 16)
-	p.ConvWorkspaces = []calibrate.ConvWorkspace{{DType: "fp32", N: 32, C: 64, H: 150, W: 150, K: 64, KH: 3, KW: 3, Stride: 1, Pad: 1, Groups: 1,
+	measured := int64(32*64*300*300*4 + 64*64*9*4 + 16)
+	p.ConvWorkspaces = []calibrate.ConvWorkspace{{DType: "fp32", N: 32, C: 64, H: 300, W: 300, K: 64, KH: 3, KW: 3, Stride: 1, Pad: 1, Groups: 1,
 		Forward: measured, BackwardData: measured, BackwardFilter: measured}}
 	path := filepath.Join(dir, "h200-convs.yaml")
 	if err := calibrate.WriteFile(path, p); err != nil {

@@ -309,6 +309,20 @@ func (b *Builder) ReLU(name string, x TensorID, inplace bool) TensorID {
 	return b.Emit(s)[0]
 }
 
+// ReLU6 is nn.ReLU6(inplace=True), F.hardtanh_(x, 0, 6): it writes over x,
+// but its derivative reads the input (derivatives.yaml's hardtanh_ entry
+// uses self, pytorch/pytorch#95432), so under autograd the input is cloned
+// and the clone saved — as much memory as the out-of-place op (measured:
+// MobileNetV2's ReLU6 blocks, a clone per call in training, none in
+// inference).
+func (b *Builder) ReLU6(name string, x TensorID) TensorID {
+	s := OpSpec{Kind: "hardtanh_", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, AliasOut: []int{0}}
+	if b.Train() && b.T(x).RequiresGrad {
+		s.Extra, s.SaveExtra = []TensorSpec{TS("input_clone", b.DType(x), b.Shape(x)...)}, []int{0}
+	}
+	return b.Emit(s)[0]
+}
+
 // GELU (exact or tanh) saves its input.
 func (b *Builder) GELU(name string, x TensorID, tanh bool) TensorID {
 	kind := "gelu"

@@ -424,6 +424,16 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	}
 	dt := b.DType(x)
 	geo := ConvGeometry{N: xs[0], Cin: xs[1], H: xs[2], W: xs[3], Cout: ws[0], Ho: h, Wo: wd, KH: kh, KW: kw, Stride: a.Stride, Pad: a.Padding, Groups: a.Groups, DType: dt}
+	// A depthwise convolution (groups = input channels) runs PyTorch's own
+	// CUDA kernels (conv_depthwise2d) unless it is fp16, which may go to
+	// cuDNN (use_cudnn_depthwise): no workspace.
+	native := a.Groups > 1 && a.Groups == xs[1] && ws[0]%xs[1] == 0 && dt != FP16
+	workspace := func(pass ConvPass) int64 {
+		if native {
+			return 0
+		}
+		return b.ConvWorkspace(pass, geo)
+	}
 	inputGrad := b.Train() && b.T(x).RequiresGrad
 	xv := x
 	if inputGrad {
@@ -432,7 +442,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	in, params := b.operands(x, w, bias)
 	s := OpSpec{Kind: "conv2d", Name: name, Inputs: in, Params: params, NoGradInputs: []int{0},
 		Outputs: []TensorSpec{TS("out", dt, xs[0], ws[0], h, wd)}, Saved: []TensorID{x, w}}
-	if fwd := b.ConvWorkspace(ConvForward, geo); fwd > 0 {
+	if fwd := workspace(ConvForward); fwd > 0 {
 		s.Temps = []TensorSpec{TS("cudnn_workspace", UInt8, fwd)}
 	}
 	if o.GradOutputCopy {
@@ -440,7 +450,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 		s.BackwardTemps = append(s.BackwardTemps, TS("grad_output_contiguous", dt, xs[0], ws[0], h, wd))
 		s.BackwardTempsFirst = 1
 	}
-	if filter := b.ConvWorkspace(ConvBackwardFilter, geo); filter > 0 {
+	if filter := workspace(ConvBackwardFilter); filter > 0 {
 		s.BackwardTemps = append(s.BackwardTemps, TS("cudnn_workspace_filter", UInt8, filter))
 	}
 	if bias != NoTensor && b.T(bias).RequiresGrad {
@@ -464,7 +474,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	}
 	ig := OpSpec{Kind: "conv2d_input_grad", Name: name + ".input_grad", Inputs: []TensorID{xv, y}, NoGradInputs: []int{1},
 		Outputs: []TensorSpec{TS("out", dt, b.Shape(y)...)}, AliasOut: []int{1}}
-	if data := b.ConvWorkspace(ConvBackwardData, geo); data > 0 {
+	if data := workspace(ConvBackwardData); data > 0 {
 		ig.BackwardTemps = []TensorSpec{TS("cudnn_workspace_data", UInt8, data)}
 	}
 	y1 := b.Emit(ig)[0]
@@ -694,11 +704,13 @@ func (t *convTable) remove(k convKey) {
 // 288, 320, 384, 448 and 512, patch 14 at hidden 1024 and 1280 at 224,
 // 336 and 448, ResNeXt-50 32×4d, ResNeXt-101 32×8d and 64×4d and Wide
 // ResNet-50-2 (whose shapes Wide ResNet-101-2 shares) at 160, 224 and 256,
-// and the bundled small convnet, each at batch 1, 2, 4, 8, 12, 16, 24, 32,
-// 48, 64, 96, 128, 192 and 256 — and the ResNet and ViT-B/16 shapes at 224
-// at every batch from 1 to 16 and every fourth to 256 besides, where an
-// engine change between measured batches would otherwise be missed — in
-// fp32, bf16 and fp16: 29,436 geometries. The ResNet-18/34/50 entries at
+// VGG-11/13/16/19 at 224 (VGG-16 also at 160 and 256), MobileNetV2 at
+// width 1 and 0.5 at 160 and 224 (its depthwise convolutions run without
+// cuDNN but in fp16), and the bundled small convnet, each at batch 1, 2,
+// 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192 and 256 — and the ResNet and
+// ViT-B/16 shapes at 224 at every batch from 1 to 16 and every fourth to
+// 256 besides, where an engine change between measured batches would
+// otherwise be missed — in fp32, bf16 and fp16: 34,280 geometries. The ResNet-18/34/50 entries at
 // 224 and the 14 batches were measured through PyTorch
 // (probe/measure_conv_workspaces.py: one isolated call per geometry;
 // backward-data 0 where the input needs no gradient, kept where calibrate

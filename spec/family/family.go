@@ -1,6 +1,7 @@
 // Package family expands the model architectures memplan knows — the
-// transformers classes (GPT-2, Llama, Mistral, Qwen2, BERT, ViT) and the
-// torchvision ResNets — into spec Graphs, op by op as transformers 5.x and
+// transformers classes (GPT-2, Llama, Mistral, Qwen2, Qwen3, Phi3, Gemma 1–3,
+// BERT, ViT) and the torchvision ResNets, VGGs and MobileNetV2 — into spec
+// Graphs, op by op as transformers 5.x and
 // torchvision execute them, filling every config key not given with the
 // defaults of its HF config class.
 package family
@@ -44,6 +45,7 @@ func families() map[string]expander {
 	registerBERT(f)
 	registerViT(f)
 	registerResNet(f)
+	registerVision(f)
 	return f
 }
 

@@ -46,8 +46,7 @@ func registerResNet(f map[string]expander) {
 
 // resnet holds a ResNet expansion in progress.
 type resnet struct {
-	b      *spec.Builder
-	pdt    spec.DType
+	tvnet
 	groups int64
 	width  int64
 }
@@ -163,16 +162,33 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 
 // conv is a bias-free nn.Conv2d (torchvision's conv3x3/conv1x1 and the stem).
 func (r *resnet) conv(name string, x spec.TensorID, out, k, stride, pad, groups int64) spec.TensorID {
+	return r.conv2d(name, x, out, k, stride, pad, groups, false)
+}
+
+// tvnet holds what torchvision's convolutional networks share: the builder
+// and the parameters' dtype.
+type tvnet struct {
+	b   *spec.Builder
+	pdt spec.DType
+}
+
+// conv2d is nn.Conv2d (a bias when bias).
+func (r *tvnet) conv2d(name string, x spec.TensorID, out, k, stride, pad, groups int64, bias bool) spec.TensorID {
 	b := r.b
 	in := b.Shape(x)[1]
-	var w spec.TensorID
-	b.Scoped(name, func() { w = b.Param("weight", []int64{out, in / groups, k, k}, r.pdt) })
-	return b.Conv2dCuDNN(name, x, w, spec.NoTensor, spec.Conv2dArgs{Kernel: k, Stride: stride, Padding: pad, Groups: groups}, spec.ConvOpts{})
+	w, bs := spec.NoTensor, spec.NoTensor
+	b.Scoped(name, func() {
+		w = b.Param("weight", []int64{out, in / groups, k, k}, r.pdt)
+		if bias {
+			bs = b.Param("bias", []int64{out}, r.pdt)
+		}
+	})
+	return b.Conv2dCuDNN(name, x, w, bs, spec.Conv2dArgs{Kernel: k, Stride: stride, Padding: pad, Groups: groups}, spec.ConvOpts{})
 }
 
 // bn is nn.BatchNorm2d with its running statistics (buffers in the
 // parameter dtype) and num_batches_tracked (int64).
-func (r *resnet) bn(name string, x spec.TensorID) spec.TensorID {
+func (r *tvnet) bn(name string, x spec.TensorID) spec.TensorID {
 	b := r.b
 	ch := b.Shape(x)[1]
 	var w, bias, mean, variance spec.TensorID

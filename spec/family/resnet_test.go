@@ -174,10 +174,11 @@ func TestCuDNNConvWorkspace(t *testing.T) {
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, vit); got != 414187536 {
 		t.Errorf("extended ViT patch forward at 512: %d, want the traced 414187536", got)
 	}
-	// A geometry not measured, beyond the table's image sizes (layer1 at
-	// 560 px; 128×128 at 512 px): the transposing rule, x + y + w + 16.
-	g.N, g.H, g.W, g.Ho, g.Wo = 40, 140, 140, 140, 140
-	x, w := int64(40*64*140*140*4), int64(64*64*9*4)
+	// A geometry not measured, beyond the table's image sizes (64 channels
+	// at 300×300: ResNet's layer1 at 1200 px; the table's largest are
+	// VGG's 256×256): the transposing rule, x + y + w + 16.
+	g.N, g.H, g.W, g.Ho, g.Wo = 40, 300, 300, 300, 300
+	x, w := int64(40*64*300*300*4), int64(64*64*9*4)
 	if got := spec.CuDNNConvWorkspace(spec.ConvForward, g); got != 2*x+w+16 {
 		t.Errorf("rule, 3×3 forward: %d, want %d", got, 2*x+w+16)
 	}
