@@ -41,21 +41,15 @@ var knownMisses = map[string]map[string]string{
 		"steady peak allocated": convRuleMiss,
 		"steady peak reserved":  convRuleMiss,
 	},
-	"custom-convnet-wide-fp32-sgd-mom-b32-img64": {
-		"steady peak reserved": convRuleMissWide,
-	},
 	"llama-small-eager-amp-bf16-adamw-ckpt-b4-s1024": {
 		"steady peak reserved": "placement, not requests: every request of every step is the run's in both pools, and with PyTorch's segment addresses the allocator model puts every block where PyTorch did (TestReplayRunTraces); with the model's addresses a tie between equal free blocks in two segments goes the other way in the first backward (TestAddressModelDivergence), and the run makes a 256 MiB segment the estimate does not (−5.5%; notes/addresses.md)",
 	},
 }
 
-// convRuleMiss and convRuleMissWide are why a convnet of shapes no table
-// holds misses with the built-in profile; TestCalibratedConvProfile holds
-// the same runs to the profiles `memplan calibrate --convs` wrote for them.
-const (
-	convRuleMiss     = "its convolutions' shapes (a 5×5 stem, 48 and 96 channels at 96 px) are in no table, so the engine-class rule sizes their cuDNN workspaces, and cuDNN's backward-filter engines there keep split-K copies the rule leaves out (6–9 MiB more per call); with a profile `memplan calibrate --convs` wrote on the H200 every figure is exact (TestCalibratedConvProfile)"
-	convRuleMissWide = "two of its convolution shapes (a 3-channel 3×3 stem and 64→128 channels at 32×32) are in no table: the rule gives the stem the transposing engine's 34 MiB where cuDNN needs none, and the 64→128 forward 24 MiB where cuDNN takes 8 MiB, and the run reserves 48 MiB more than estimated (−8.9%); with the profile `memplan calibrate --convs` wrote on the H200 every figure is exact (TestCalibratedConvProfile)"
-)
+// convRuleMiss is why a convnet of shapes no table holds misses with the
+// built-in profile; TestCalibratedConvProfile holds the same run to the
+// profile `memplan calibrate --convs` wrote for it.
+const convRuleMiss = "its convolutions' shapes (a 5×5 stem, 48 and 96 channels at 96 px) are in no table, so the engine-class rule sizes their cuDNN workspaces, and cuDNN's backward-filter engines there keep split-K copies the rule leaves out (6–9 MiB more per call); with a profile `memplan calibrate --convs` wrote on the H200 every figure is exact (TestCalibratedConvProfile)"
 
 // measuredFiles maps case names to measured JSON files under testdata.
 func measuredFiles(t *testing.T) map[string]string {

@@ -407,7 +407,10 @@ class Case:
             self.kind = "torchvision"
             self.model_name = fn_name
             self.model_config = cfg
-            self.num_classes = getattr(model, "fc", None).out_features if hasattr(model, "fc") else 1000
+            # The classes are the last Linear's outputs (a ResNet's fc, the
+            # classifier of VGG and MobileNetV2), whatever num_classes says.
+            linears = [mod for mod in model.modules() if isinstance(mod, self.torch.nn.Linear)]
+            self.num_classes = linears[-1].out_features if linears else 1000
             self.ckpt_blocks = [blk for name in ("layer1", "layer2", "layer3", "layer4")
                                 if hasattr(model, name) for blk in getattr(model, name)]
             size = t.get("image_size") or 224

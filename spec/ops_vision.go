@@ -233,6 +233,12 @@ func convWorkspaceRule(pass ConvPass, g ConvGeometry) int64 {
 	y := g.N * g.Cout * g.Ho * g.Wo * es
 	w := g.Cout * cinG * g.KH * g.KW * es
 	pointwise := g.KH == 1 && g.KW == 1 && g.Stride == 1
+	if pass == ConvForward && g.Cin <= 3 && g.KH == 3 && g.KW == 3 && groups == 1 {
+		// A 3×3 stem over an image's channels: cuDNN's engine takes no
+		// workspace (the table's 336 such geometries — 16, 32 and 64
+		// outputs, stride 1 and 2, 14 batches, three dtypes — all 0).
+		return 0
+	}
 	switch pass {
 	case ConvForward, ConvBackwardData:
 		if pointwise && g.Ho*g.Wo >= 196 {
@@ -425,9 +431,9 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	dt := b.DType(x)
 	geo := ConvGeometry{N: xs[0], Cin: xs[1], H: xs[2], W: xs[3], Cout: ws[0], Ho: h, Wo: wd, KH: kh, KW: kw, Stride: a.Stride, Pad: a.Padding, Groups: a.Groups, DType: dt}
 	// A depthwise convolution (groups = input channels) runs PyTorch's own
-	// CUDA kernels (conv_depthwise2d) unless it is fp16, which may go to
-	// cuDNN (use_cudnn_depthwise): no workspace.
-	native := a.Groups > 1 && a.Groups == xs[1] && ws[0]%xs[1] == 0 && dt != FP16
+	// CUDA kernels (conv_depthwise2d, no workspace) unless cuDNN takes it
+	// (use_cudnn_depthwise).
+	native := a.Groups > 1 && a.Groups == xs[1] && ws[0]%xs[1] == 0 && !cudnnDepthwise(geo, a.Dilation)
 	workspace := func(pass ConvPass) int64 {
 		if native {
 			return 0
@@ -479,6 +485,35 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	}
 	y1 := b.Emit(ig)[0]
 	return b.Emit(OpSpec{Kind: "conv2d_grad_fan_out", Name: name + ".grad_fan_out", Inputs: []TensorID{y1, y}, Outputs: []TensorSpec{TS("out", dt, b.Shape(y)...)}, AliasOut: []int{1}, Flow: GradPassThrough})[0]
+}
+
+// cudnnDepthwise is PyTorch's use_cudnn_depthwise for a contiguous 2-d
+// depthwise convolution: fp16 only, at least 32 channels, no dilation, and
+// the workload check for cuDNN 8.2 and later — a square 1, 3 or 5 filter
+// over an input at least 7 wide, every stride-1 case, and stride 2 for a
+// batch of one, or a 3×3/5×5 over 512 channels or 256 from 28 wide, or a
+// 1×1 over 128 channels, 7 wide or less, in batches to 16 (measured in
+// fp16 MobileNetV2: its stride-2 depthwise blocks at 96, 144 and 192
+// channels run without cuDNN, the one at 576 with it).
+func cudnnDepthwise(g ConvGeometry, dilation int64) bool {
+	if g.DType != FP16 || g.Cin < 32 || dilation != 1 || g.KH != g.KW || g.W < 7 {
+		return false
+	}
+	f := g.KH
+	if f != 1 && f != 3 && f != 5 {
+		return false
+	}
+	switch {
+	case g.Stride == 1:
+		return true
+	case g.Stride != 2:
+		return false
+	case g.N == 1:
+		return f == 3 || f == 5 || g.W <= 28
+	case f == 1:
+		return g.N <= 16 && g.Cin >= 128 && g.W <= 7
+	}
+	return g.Cin >= 512 || g.Cin >= 256 && g.W >= 28
 }
 
 // AddInplace is `x += y` (torchvision's `out += identity`): it writes into
