@@ -275,16 +275,7 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 	b.Scoped(name, func() {
 		dt := b.DType(x)
 		h := b.Cast("to_fp32", x, FP32)
-		shape := b.Shape(h)
-		stat := withLast(shape, 1)
-		sq := b.Emit(OpSpec{Kind: "pow", Name: "pow", Inputs: []TensorID{h}, Outputs: []TensorSpec{TS("out", FP32, shape...)}, Saved: []TensorID{h},
-			// pow_backward: self.pow(1) and its scaling by 2, before grad·that.
-			BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}, BackwardTempsFirst: 2})[0]
-		variance := b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, stat...)}})[0]
-		ve := b.AddScalar("add_eps", variance)
-		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},
-			BackwardTemps: []TensorSpec{TS("result_cubed", FP32, stat...), TS("scaled", FP32, stat...)}})[0]
-		hn := b.MulOperands("mul_rsqrt", h, rs)
+		hn, variance := b.rmsNormalize(h)
 		// `hidden_states = hidden_states * rsqrt(...)`: the operands go as
 		// the product returns (the rsqrt first), then the rebinding drops
 		// the fp32 copy (measured order).
@@ -311,6 +302,22 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 	return out
 }
 
+// rmsNormalize is h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+// over an fp32 h, returning the product and the variance: pow saves h, and
+// its backward makes self.pow(1) and its scaling by 2 before grad·that;
+// rsqrt saves its result.
+func (b *Builder) rmsNormalize(h TensorID) (normed, variance TensorID) {
+	shape := b.Shape(h)
+	stat := withLast(shape, 1)
+	sq := b.Emit(OpSpec{Kind: "pow", Name: "pow", Inputs: []TensorID{h}, Outputs: []TensorSpec{TS("out", FP32, shape...)}, Saved: []TensorID{h},
+		BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}, BackwardTempsFirst: 2})[0]
+	variance = b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, stat...)}})[0]
+	ve := b.AddScalar("add_eps", variance)
+	rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},
+		BackwardTemps: []TensorSpec{TS("result_cubed", FP32, stat...), TS("scaled", FP32, stat...)}})[0]
+	return b.MulOperands("mul_rsqrt", h, rs), variance
+}
+
 // GemmaRMSNorm is transformers' GemmaRMSNorm, which scales in fp32 before
 // casting back (Llama casts first):
 //
@@ -328,14 +335,7 @@ func (b *Builder) GemmaRMSNorm(name string, x, w TensorID) TensorID {
 		dt := b.DType(x)
 		h := b.Cast("float", x, FP32)
 		shape := b.Shape(h)
-		stat := withLast(shape, 1)
-		sq := b.Emit(OpSpec{Kind: "pow", Name: "pow", Inputs: []TensorID{h}, Outputs: []TensorSpec{TS("out", FP32, shape...)}, Saved: []TensorID{h},
-			BackwardTemps: []TensorSpec{TS("pow_1", FP32, shape...), TS("times_2", FP32, shape...)}, BackwardTempsFirst: 2})[0]
-		variance := b.Emit(OpSpec{Kind: "mean", Name: "mean", Inputs: []TensorID{sq}, Outputs: []TensorSpec{TS("out", FP32, stat...)}})[0]
-		ve := b.AddScalar("add_eps", variance)
-		rs := b.Emit(OpSpec{Kind: "rsqrt", Name: "rsqrt", Inputs: []TensorID{ve}, Outputs: []TensorSpec{TS("out", FP32, stat...)}, SaveOut: []int{0},
-			BackwardTemps: []TensorSpec{TS("result_cubed", FP32, stat...), TS("scaled", FP32, stat...)}})[0]
-		n := b.MulOperands("mul_rsqrt", h, rs)
+		n, _ := b.rmsNormalize(h)
 		// _norm's argument (x.float()) is held by forward's call until
 		// _norm returns.
 		b.HoldUntilLastOp(h)

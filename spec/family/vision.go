@@ -52,20 +52,24 @@ func tvConfig(m *spec.Model, name string, defaults map[string]any) (*hfConfig, e
 	return newConfig(m, "torchvision.models."+name, defaults), nil
 }
 
-// tvStart checks what every torchvision network here shares (an image size
-// of at least 32, no activation checkpointing, which the networks have no
-// blocks for) and makes the builder and the batch.
-func tvStart(m *spec.Model, name string, o options) (r *tvnet, x, y spec.TensorID, size int64, err error) {
+// tvStart checks what every torchvision network here shares — the keyword
+// arguments c read, an image size of at least 32, no activation
+// checkpointing, which the networks have no blocks for — and makes the
+// builder and the batch.
+func tvStart(m *spec.Model, name string, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
+	if c.err != nil {
+		return nil, 0, 0, c.err
+	}
 	t := m.Training
-	size = t.ImageSize
+	size := t.ImageSize
 	if size == 0 {
 		size = 224
 	}
 	if size < 32 {
-		return nil, 0, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least 32, its five stride-2 stages need it)", size, name)
+		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least 32, its five stride-2 stages need it)", size, name)
 	}
 	if t.ActivationCheckpointing {
-		return nil, 0, 0, 0, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
+		return nil, 0, 0, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
 	}
 	r = &tvnet{pdt: t.Precision.ParamDType(), b: o.newBuilder(t)}
 	x = r.b.Input("x", []int64{t.BatchSize, 3, size, size}, r.pdt)
@@ -73,7 +77,7 @@ func tvStart(m *spec.Model, name string, o options) (r *tvnet, x, y spec.TensorI
 	if t.Mode == spec.ModeTrain {
 		y = r.b.Input("y", []int64{t.BatchSize}, spec.Int64)
 	}
-	return r, x, y, size, nil
+	return r, x, y, nil
 }
 
 // finish is `cross_entropy(model(x), y)` in training (the model's output
@@ -113,10 +117,7 @@ func expandVGG(m *spec.Model, name string, cfg []int64, batchNorm bool, o option
 	classes := c.Int("num_classes")
 	c.Bool("init_weights")
 	drop := c.Float("dropout", 0, 1)
-	if c.err != nil {
-		return nil, c.err
-	}
-	r, x, y, _, err := tvStart(m, name, o)
+	r, x, y, err := tvStart(m, name, c, o)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +193,7 @@ func expandMobileNetV2(m *spec.Model, o options) (*spec.Graph, error) {
 	for _, key := range []string{"inverted_residual_setting", "block", "norm_layer"} {
 		c.refuse(key, nil, "a custom "+strings.ReplaceAll(key, "_", " ")+" is Python code memplan cannot read")
 	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	r, x, y, _, err := tvStart(m, name, o)
+	r, x, y, err := tvStart(m, name, c, o)
 	if err != nil {
 		return nil, err
 	}
