@@ -215,8 +215,8 @@ func TestTracesLineUp(t *testing.T) {
 			t.Errorf("%s is listed in traceMisses but has no trace and description", name)
 		}
 	}
-	if len(checked) < 369 {
-		t.Errorf("%d traces with descriptions, want the 369 stored", len(checked))
+	if len(checked) < 373 {
+		t.Errorf("%d traces with descriptions, want the 373 stored", len(checked))
 	}
 }
 
@@ -338,6 +338,12 @@ var traceMisses = map[string]map[string]string{
 	// MobileNetV2 at 256 px (its shapes measured to 224 only).
 	"vgg16-bf16-adamw-b24-img200":        {"large": betweenSizes},
 	"mobilenet-v2-fp32-adamw-b64-img256": {"large": convsByRule, "small": convsByRule},
+	// Eager attention with one key/value head in a batch of one: the large
+	// pool and every figure are exact; in the small pool the backward of
+	// ·v over the stride-0 value heads releases the saved value before it
+	// makes the 1 MiB head gradients, which the estimate makes first (the
+	// expand's sum and bmm's save order there are not modelled yet).
+	"gemma-mqa-eager-bf16-adamw-b1-s1024": {"small": "eager attention over a stride-0 single key/value head in a batch of one: the small pool's backward order around ·v's value gradient differs (figures exact)"},
 }
 
 // convsByRule is why the trace of a network whose convolutions no table

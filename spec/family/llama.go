@@ -848,8 +848,16 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 	b := l.b
 	b.Scoped("eager", func() {
 		if l.kvHeads != l.heads {
-			k = l.repeatKV("repeat_k", k)
-			v = l.repeatKV("repeat_v", v)
+			// With one key/value head in a batch of one, the repeated
+			// heads stay a stride-0 view through matmul's fold too
+			// (measured: no copy); otherwise they are copied, by
+			// repeat_kv or by the fold.
+			rep := l.repeatKV
+			if l.kvHeads == 1 && l.batch == 1 {
+				rep = l.expandKV
+			}
+			k = rep("repeat_k", k)
+			v = rep("repeat_v", v)
 		}
 		scores := []int64{l.batch, l.heads, l.seq, l.seq}
 		// matmul folds q — the rotary output, laid out [B, S, H, d] like the
@@ -858,12 +866,14 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		// elementwise backward as it is. Under autocast the fp32 operands
 		// are cast first, right to left (key, then query), the fold copies
 		// the cast query, and the cast itself goes when matmul returns
-		// (measured: amp-bf16, 6 × 700 tokens).
+		// (measured: amp-bf16, 6 × 700 tokens). In a batch of one the fold
+		// is a view (the heads keep their stride), and Phi3's rotary cat
+		// made q contiguous.
 		queryDType := b.DType(q) // `query`, for .to(query.dtype) below
 		kc := b.AutocastMatmulIn(k, "qk.y_cast")
 		qc := b.AutocastMatmulIn(q, "qk.x_cast")
 		qf := qc
-		if !l.fused {
+		if !l.fused && l.batch > 1 {
 			qf = b.Contiguous("q_fold", qc, b.Shape(qc)...)
 		}
 		w := b.Matmul("qk", qf, kc, scores)
