@@ -302,10 +302,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.Temps = b.carveIDs(len(s.Temps) + len(s.NoGradExtra))
 	}
 	mk := func(ts TensorSpec, role Role, suffix string) TensorID {
-		if ts.Name != "" {
-			suffix = ts.Name
-		}
-		n := b.join(name, ".", suffix)
+		n := b.join(name, ".", cmp.Or(ts.Name, suffix))
 		id := b.newTensor(n, ts.Shape, ts.DType, role)
 		b.g.Tensors[id].Op = idx
 		return id
@@ -317,8 +314,8 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 				// A view may be empty (Phi3's q[..., D:] when the rotary
 				// embedding turns every dimension): it has no bytes, and
 				// its backward still makes a gradient of its base's shape.
-				id = b.newEmpty(b.join(name, ".", cmp.Or(ts.Name, "out")), ts.Shape, ts.DType, RoleActivation)
-				b.g.Tensors[id].Op = idx
+				id = mk(TensorSpec{Name: ts.Name, Shape: nonEmpty(ts.Shape), DType: ts.DType}, RoleActivation, "out")
+				b.g.Tensors[id].Shape, b.g.Tensors[id].Bytes = append([]int64(nil), ts.Shape...), 0
 			} else {
 				id = mk(ts, RoleActivation, "out")
 			}

@@ -487,16 +487,23 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	return b.Emit(OpSpec{Kind: "conv2d_grad_fan_out", Name: name + ".grad_fan_out", Inputs: []TensorID{y1, y}, Outputs: []TensorSpec{TS("out", dt, b.Shape(y)...)}, AliasOut: []int{1}, Flow: GradPassThrough})[0]
 }
 
-// cudnnDepthwise is PyTorch's use_cudnn_depthwise for a contiguous 2-d
+// cudnnDepthwise is PyTorch's use_cudnn_depthwise for a contiguous
 // depthwise convolution: fp16 only, at least 32 channels, no dilation, and
-// the workload check for cuDNN 8.2 and later — a square 1, 3 or 5 filter
+// the workload check for cuDNN 8.2 and later — every stride-1 convolution
+// over a single row, and otherwise a square 1, 3 or 5 filter
 // over an input at least 7 wide, every stride-1 case, and stride 2 for a
 // batch of one, or a 3×3/5×5 over 512 channels or 256 from 28 wide, or a
 // 1×1 over 128 channels, 7 wide or less, in batches to 16 (measured in
 // fp16 MobileNetV2: its stride-2 depthwise blocks at 96, 144 and 192
 // channels run without cuDNN, the one at 576 with it).
 func cudnnDepthwise(g ConvGeometry, dilation int64) bool {
-	if g.DType != FP16 || g.Cin < 32 || dilation != 1 || g.KH != g.KW || g.W < 7 {
+	if g.DType != FP16 || g.Cin < 32 || dilation != 1 {
+		return false
+	}
+	if g.H == 1 && g.Stride == 1 { // a 1-d convolution
+		return true
+	}
+	if g.KH != g.KW || g.W < 7 {
 		return false
 	}
 	f := g.KH

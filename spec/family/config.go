@@ -264,10 +264,15 @@ func knownKeys(d map[string]any) []string {
 	return k
 }
 
-// optFloat reads an optional positive number (null or absent: 0).
+// optFloat reads an optional positive number: null is 0 (off), an absent
+// key the class default.
 func (c *hfConfig) optFloat(key string) float64 {
 	if _, ok := c.raw(key); !ok {
 		return 0
 	}
-	return c.Float(key, math.SmallestNonzeroFloat64, math.MaxFloat64)
+	f := c.Float(key, 0, math.MaxFloat64)
+	if f == 0 && c.err == nil {
+		c.fail(key, "0 is not allowed (allowed: a positive number, or null for none)")
+	}
+	return f
 }

@@ -47,11 +47,14 @@ type llamaVariant struct {
 	// sandwich: Gemma2 and Gemma3 norm the attention's and the MLP's
 	// outputs too (post_attention_layernorm, pre_ and
 	// post_feedforward_layernorm), alternate sliding-window layers
-	// (layer_types, or one full layer every windowPattern) and make both
-	// masks; Gemma3 also norms each query and key head after the
-	// transpose and makes one rotary embedding per layer type.
+	// (layer_types, or one full layer in two, Gemma3's in
+	// sliding_window_pattern) and make both masks; Gemma3 also norms each
+	// query and key head after the transpose (qkNorm) and makes one rotary
+	// embedding per layer type.
 	sandwich, gemma3 bool
-	windowPattern    int64
+	// strictHeads: the config class declares head_dim an int (Qwen3, the
+	// Gemmas; theirs num_key_value_heads too), so null is refused.
+	strictHeads bool
 	// actKey is the config key of the MLP's activation.
 	actKey string
 	// layerTypes: Qwen2 and Qwen3 choose sliding-window layers through
@@ -157,11 +160,11 @@ func registerLlama(f map[string]expander) {
 		{arch: "LlamaForCausalLM", class: "LlamaConfig", defaults: llamaDefaults, hfValidate: true},
 		{arch: "MistralForCausalLM", class: "MistralConfig", defaults: mistralDefaults},
 		{arch: "Qwen2ForCausalLM", class: "Qwen2Config", defaults: qwen2Defaults, qkvBias: true, layerTypes: true},
-		{arch: "Qwen3ForCausalLM", class: "Qwen3Config", defaults: qwen3Defaults, qkNorm: true, layerTypes: true},
+		{arch: "Qwen3ForCausalLM", class: "Qwen3Config", defaults: qwen3Defaults, qkNorm: true, layerTypes: true, strictHeads: true},
 		{arch: "Phi3ForCausalLM", class: "Phi3Config", defaults: phi3Defaults, fused: true},
-		{arch: "GemmaForCausalLM", class: "GemmaConfig", defaults: gemmaDefaults, gemma: true},
-		{arch: "Gemma2ForCausalLM", class: "Gemma2Config", defaults: gemma2Defaults, gemma: true, sandwich: true, windowPattern: 2, actKey: "hidden_activation", hfValidate: true},
-		{arch: "Gemma3ForCausalLM", class: "Gemma3TextConfig", defaults: gemma3Defaults, gemma: true, sandwich: true, gemma3: true, windowPattern: 6, actKey: "hidden_activation", hfValidate: true},
+		{arch: "GemmaForCausalLM", class: "GemmaConfig", defaults: gemmaDefaults, gemma: true, strictHeads: true},
+		{arch: "Gemma2ForCausalLM", class: "Gemma2Config", defaults: gemma2Defaults, gemma: true, sandwich: true, actKey: "hidden_activation", hfValidate: true, strictHeads: true},
+		{arch: "Gemma3ForCausalLM", class: "Gemma3TextConfig", defaults: gemma3Defaults, gemma: true, sandwich: true, gemma3: true, qkNorm: true, actKey: "hidden_activation", hfValidate: true, strictHeads: true},
 	} {
 		v := v
 		f[v.arch] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandLlama(m, v, o) }
@@ -210,6 +213,15 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	c := newConfig(m, v.class, v.defaults())
 	l := &llama{vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
 		heads: c.Int("num_attention_heads"), act: c.Str(cmp.Or(v.actKey, "hidden_act"), "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
+	// Qwen3's and the Gemmas' config classes declare head_dim (and the
+	// Gemmas num_key_value_heads) as int: transformers refuses None there.
+	if v.strictHeads {
+		for _, key := range []string{"head_dim", "num_key_value_heads"} {
+			if c.null(key) && (key == "head_dim" || v.gemma) {
+				c.failNull(key, "a positive integer")
+			}
+		}
+	}
 	l.kvHeads = c.OptInt("num_key_value_heads", l.heads)
 	l.headDim = c.OptInt("head_dim", 0)
 	if l.headDim == 0 || v.hfValidate {
@@ -247,8 +259,6 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	}
 	if v.gemma {
 		l.gemma, l.sandwich, l.gemma3 = true, v.sandwich, v.gemma3
-		l.qkNorm = v.gemma3
-		c.Int("max_position_embeddings")
 		if v.sandwich {
 			c.Int("query_pre_attn_scalar")
 			l.logitCap = c.optFloat("final_logit_softcapping")
@@ -263,7 +273,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 			c.fail("use_bidirectional_attention", "%s makes every layer attend both ways, which is not modelled (allowed: false or null)", shown(bi.V))
 		}
 	}
-	l.qkNorm, l.fused = l.qkNorm || v.qkNorm, v.fused
+	l.qkNorm, l.fused = v.qkNorm, v.fused
 	l.rotary = l.headDim
 	if v.fused {
 		l.residDrop = c.Float("resid_pdrop", 0, 1)
@@ -927,7 +937,12 @@ func (c *hfConfig) slidingWindows(v llamaVariant, layers int64) []int64 {
 		}
 	case v.sandwich:
 		win := c.OptInt("sliding_window", 0)
-		pattern := v.windowPattern
+		if win == 0 && c.err == nil {
+			// Gemma2/3 build the sliding mask whatever the layers are, and
+			// create_sliding_window_causal_mask raises without a window.
+			c.fail("sliding_window", "is null, but Gemma2 and Gemma3 build a sliding-window mask in every forward, which transformers cannot do without one (allowed: a positive window)")
+		}
+		pattern := int64(2) // Gemma2: sliding, full, sliding, …
 		if v.gemma3 {
 			pattern = c.Int("sliding_window_pattern")
 		}
@@ -936,9 +951,6 @@ func (c *hfConfig) slidingWindows(v llamaVariant, layers int64) []int64 {
 			sliding := pattern > 0 && (int64(i)+1)%pattern != 0
 			if types != nil {
 				sliding = types[i] == "sliding_attention"
-			}
-			if sliding && win == 0 && c.err == nil {
-				c.fail("sliding_window", "is null but layer %d is a sliding_attention layer, which transformers cannot mask (allowed: a positive window)", i)
 			}
 			if sliding {
 				w[i] = win

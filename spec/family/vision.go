@@ -2,7 +2,6 @@ package family
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/memplan/memplan/spec"
@@ -53,10 +52,11 @@ func tvConfig(m *spec.Model, name string, defaults map[string]any) (*hfConfig, e
 }
 
 // tvStart checks what every torchvision network here shares — the keyword
-// arguments c read, an image size of at least 32, no activation
-// checkpointing, which the networks have no blocks for — and makes the
-// builder and the batch.
-func tvStart(m *spec.Model, name string, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
+// arguments c read, an image size of at least minSize (torchvision's
+// min_size: VGG's five 2×2 max-pools need 32, MobileNetV2's padded
+// convolutions any), no activation checkpointing, which the networks have
+// no blocks for — and makes the builder and the batch.
+func tvStart(m *spec.Model, name string, minSize int64, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
 	if c.err != nil {
 		return nil, 0, 0, c.err
 	}
@@ -65,8 +65,8 @@ func tvStart(m *spec.Model, name string, c *hfConfig, o options) (r *tvnet, x, y
 	if size == 0 {
 		size = 224
 	}
-	if size < 32 {
-		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least 32, its five stride-2 stages need it)", size, name)
+	if size < minSize {
+		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, what its five 2×2 max-pools need)", size, name, minSize)
 	}
 	if t.ActivationCheckpointing {
 		return nil, 0, 0, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
@@ -117,7 +117,7 @@ func expandVGG(m *spec.Model, name string, cfg []int64, batchNorm bool, o option
 	classes := c.Int("num_classes")
 	c.Bool("init_weights")
 	drop := c.Float("dropout", 0, 1)
-	r, x, y, err := tvStart(m, name, c, o)
+	r, x, y, err := tvStart(m, name, 32, c, o)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +187,18 @@ func expandMobileNetV2(m *spec.Model, o options) (*spec.Graph, error) {
 		return nil, err
 	}
 	classes := c.Int("num_classes")
-	width := c.Float("width_mult", math.SmallestNonzeroFloat64, 100)
+	width := c.Float("width_mult", 0, 100)
+	if width == 0 && c.err == nil {
+		c.fail("width_mult", "0 makes every layer empty (allowed: a positive number)")
+	}
 	round := c.Int("round_nearest")
 	drop := c.Float("dropout", 0, 1)
 	for _, key := range []string{"inverted_residual_setting", "block", "norm_layer"} {
-		c.refuse(key, nil, "a custom "+strings.ReplaceAll(key, "_", " ")+" is Python code memplan cannot read")
+		if v, ok := m.Config[key]; ok && v.V != nil && c.err == nil {
+			c.fail(key, "a custom %s is not modelled: memplan builds torchvision's default (allowed: null, or leave it out)", strings.ReplaceAll(key, "_", " "))
+		}
 	}
-	r, x, y, err := tvStart(m, name, c, o)
+	r, x, y, err := tvStart(m, name, 1, c, o)
 	if err != nil {
 		return nil, err
 	}

@@ -73,12 +73,24 @@ func TestMobileNetV2DepthwiseAndReLU6(t *testing.T) {
 	}
 }
 
+// MobileNetV2's padded convolutions take any image size (torchvision's
+// min_size is 1×1).
+func TestMobileNetV2SmallImages(t *testing.T) {
+	for _, size := range []string{"1", "16", "31"} {
+		if _, err := vbExpand(t, "torchvision.mobilenet_v2", "", "batch_size: 2, image_size: "+size+", precision: fp16, optimizer: sgd"); err != nil {
+			t.Errorf("%s px: %v", size, err)
+		}
+	}
+}
+
 func TestVisionErrors(t *testing.T) {
 	for _, c := range []struct{ arch, cfg, training, want string }{
 		{"torchvision.vgg16", "width_mult: 2", resnetTrain, "takes no such argument (allowed: dropout, init_weights, num_classes)"},
-		{"torchvision.mobilenet_v2", "block: InvertedResidual", resnetTrain, "model.config.block: InvertedResidual is not modelled"},
+		{"torchvision.mobilenet_v2", "block: InvertedResidual", resnetTrain, "model.config.block: a custom block is not modelled: memplan builds torchvision's default (allowed: null, or leave it out)"},
+		{"torchvision.mobilenet_v2", "inverted_residual_setting: [[1, 16, 1, 1]]", resnetTrain, "model.config.inverted_residual_setting: a custom inverted residual setting is not modelled"},
+		{"torchvision.mobilenet_v2", "width_mult: 0", resnetTrain, "model.config.width_mult: 0 makes every layer empty (allowed: a positive number)"},
 		{"torchvision.mobilenet_v2", "", resnetTrain + ", activation_checkpointing: true", "training.activation_checkpointing: not modelled for torchvision.mobilenet_v2"},
-		{"torchvision.vgg11", "", "batch_size: 2, image_size: 16, precision: fp32, optimizer: sgd", "too small for torchvision.vgg11"},
+		{"torchvision.vgg11", "", "batch_size: 2, image_size: 16, precision: fp32, optimizer: sgd", "too small for torchvision.vgg11 (allowed: at least 32"},
 	} {
 		if _, err := vbExpand(t, c.arch, c.cfg, c.training); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s {%s}: error %v, want %q", c.arch, c.cfg, err, c.want)
