@@ -17,7 +17,18 @@ func bertDefaults() map[string]any {
 	}
 }
 
-func registerBERT(f map[string]expander) { f["BertForMaskedLM"] = expandBERT }
+// robertaDefaults are RobertaConfig's defaults (transformers 5.17): BERT's
+// but for the vocabulary and the padding id, from which positions count.
+func robertaDefaults() map[string]any {
+	d := bertDefaults()
+	d["vocab_size"], d["pad_token_id"], d["bos_token_id"], d["eos_token_id"] = int64(50265), int64(1), int64(0), int64(2)
+	return d
+}
+
+func registerBERT(f map[string]expander) {
+	f["BertForMaskedLM"] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandBERT(m, false, o) }
+	f["RobertaForMaskedLM"] = func(m *spec.Model, o options) (*spec.Graph, error) { return expandBERT(m, true, o) }
+}
 
 // encoderAct is an HF ACT2FN activation of the encoder families (BERT, ViT):
 // exact GELU (GELUActivation → F.gelu), tanh GELU, ReLU or SiLU.
@@ -48,8 +59,21 @@ func heads(b *spec.Builder, name string, x spec.TensorID, bsz, seq, h, d int64) 
 // (gathered at the position ids, expanded to the batch); the MLM head's
 // decoder is tied to the word embeddings and has its own bias
 // (cls.predictions.bias); CrossEntropyLoss over the vocabulary.
-func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
-	c := newConfig(m, "BertConfig", bertDefaults())
+//
+// RobertaForMaskedLM (roberta) runs BERT's layers under the name roberta;
+// its embeddings count positions from the input ids
+// (create_position_ids_from_input_ids: ne, int, cumsum, type_as, add,
+// mul, long, add — [B, S] temporaries — then a per-token position
+// lookup), gather the token types at those positions, and register
+// token_type, LayerNorm and only then position embeddings; its LM head is
+// dense, exact GELU, layer_norm and the tied decoder with lm_head.bias,
+// each step's input rebound (freed) when the next returns.
+func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
+	class, defaults, base := "BertConfig", bertDefaults(), "bert"
+	if roberta {
+		class, defaults, base = "RobertaConfig", robertaDefaults(), "roberta"
+	}
+	c := newConfig(m, class, defaults)
 	d := c.Int("hidden_size")
 	layers := c.Int("num_hidden_layers")
 	nh := c.Int("num_attention_heads")
@@ -63,6 +87,7 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	// kernels allocate (EncoderSDPA).
 	c.Float("attention_probs_dropout_prob", 0, 1)
 	tied := c.Bool("tie_word_embeddings")
+	pad := c.nonNegInt("pad_token_id")
 	if c.Bool("is_decoder") {
 		c.fail("is_decoder", "true is not supported (allowed: false; BertForMaskedLM is bidirectional)")
 	}
@@ -82,6 +107,10 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	}
 	if seq > positions {
 		return nil, m.At("training").Errorf("training.seq_len %d exceeds max_position_embeddings %d (allowed: at most max_position_embeddings)", seq, positions)
+	}
+	if roberta && seq+pad >= positions {
+		// Positions run from pad_token_id + 1 to seq_len + pad_token_id.
+		return nil, m.At("training").Errorf("training.seq_len %d reaches position %d, past RoBERTa's max_position_embeddings %d (allowed: at most max_position_embeddings − pad_token_id − 1 = %d)", seq, seq+pad, positions, positions-pad-1)
 	}
 	t := m.Training
 	train := t.Mode == spec.ModeTrain
@@ -103,14 +132,19 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	ls := make([]layer, layers)
 	var wte, wpe, wtt, embLnW, embLnB, posIDs, ttIDs spec.TensorID
 	var headBias, trW, trB, trLnW, trLnB, decW spec.TensorID
-	b.Scoped("bert", func() {
+	b.Scoped(base, func() {
 		b.Scoped("embeddings", func() {
 			wte = b.Param("word_embeddings.weight", []int64{vocab, d}, pdt)
-			wpe = b.Param("position_embeddings.weight", []int64{positions, d}, pdt)
+			if !roberta {
+				wpe = b.Param("position_embeddings.weight", []int64{positions, d}, pdt)
+			}
 			wtt = b.Param("token_type_embeddings.weight", []int64{types, d}, pdt)
 			embLnW, embLnB = b.Param("LayerNorm.weight", []int64{d}, pdt), b.Param("LayerNorm.bias", []int64{d}, pdt)
 			posIDs = b.Buffer("position_ids", []int64{1, positions}, spec.Int64)
 			ttIDs = b.Buffer("token_type_ids", []int64{1, positions}, spec.Int64)
+			if roberta {
+				wpe = b.Param("position_embeddings.weight", []int64{positions, d}, pdt)
+			}
 		})
 		for i := range ls {
 			b.Scoped(fmt.Sprintf("encoder.layer.%d", i), func() {
@@ -126,20 +160,38 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 			})
 		}
 	})
-	b.Scoped("cls.predictions", func() {
-		headBias = b.Param("bias", []int64{vocab}, pdt)
-		trW, trB = b.Param("transform.dense.weight", []int64{d, d}, pdt), b.Param("transform.dense.bias", []int64{d}, pdt)
-		trLnW, trLnB = b.Param("transform.LayerNorm.weight", []int64{d}, pdt), b.Param("transform.LayerNorm.bias", []int64{d}, pdt)
-		decW = wte
-		if !tied {
-			decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
-		}
-	})
+	if roberta {
+		b.Scoped("lm_head", func() {
+			// lm_head.bias (decoder.bias is the same parameter) is the
+			// module's own, listed before its submodules'.
+			headBias = b.Param("bias", []int64{vocab}, pdt)
+			trW, trB = b.Param("dense.weight", []int64{d, d}, pdt), b.Param("dense.bias", []int64{d}, pdt)
+			trLnW, trLnB = b.Param("layer_norm.weight", []int64{d}, pdt), b.Param("layer_norm.bias", []int64{d}, pdt)
+			decW = wte
+			if !tied {
+				decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
+			}
+		})
+	} else {
+		b.Scoped("cls.predictions", func() {
+			headBias = b.Param("bias", []int64{vocab}, pdt)
+			trW, trB = b.Param("transform.dense.weight", []int64{d, d}, pdt), b.Param("transform.dense.bias", []int64{d}, pdt)
+			trLnW, trLnB = b.Param("transform.LayerNorm.weight", []int64{d}, pdt), b.Param("transform.LayerNorm.bias", []int64{d}, pdt)
+			decW = wte
+			if !tied {
+				decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
+			}
+		})
+	}
 
 	var h, embOut spec.TensorID
-	b.Scoped("bert", func() {
-		b.SetLayer("bert.embeddings")
+	b.Scoped(base, func() {
+		b.SetLayer(base + ".embeddings")
 		b.Scoped("embeddings", func() {
+			if roberta {
+				h = robertaEmbeddings(b, ids, ttIDs, wte, wtt, wpe, embLnW, embLnB, hdrop)
+				return
+			}
 			pos := b.View("position_ids_slice", posIDs, 1, seq)
 			// token_type_ids = gather(buffer.expand(1, -1), 1, position_ids).expand(B, S)
 			tt := b.Emit(spec.OpSpec{Kind: "gather", Name: "token_type_ids_gather", Inputs: []spec.TensorID{ttIDs, pos}, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, 1, seq)}})[0]
@@ -168,7 +220,7 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 		h = b.Repeat(len(ls), h, func(int, int) bool { return true }, prefix, func(i int, h spec.TensorID) spec.TensorID {
 			l := ls[i]
 			name := fmt.Sprintf("encoder.layer.%d", i)
-			b.SetLayer("bert." + name)
+			b.SetLayer(base + "." + name)
 			b.BeginBlock()
 			b.Scoped(name, func() {
 				in := h
@@ -221,20 +273,33 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	})
 	seqOut := h
 	var logits spec.TensorID
-	b.SetLayer("cls")
-	b.Scoped("cls.predictions", func() {
-		var x spec.TensorID
-		b.Scoped("transform", func() {
-			x = b.Linear("dense", seqOut, trW, trB)
-			y := encoderAct(b, "transform_act_fn", act, x)
-			x = b.LayerNorm("LayerNorm", y, trLnW, trLnB)
-			// a module's argument lives until the module returns (under
-			// autocast LayerNorm and the decoder keep casts, not these)
+	if roberta {
+		b.SetLayer("lm_head")
+		b.Scoped("lm_head", func() {
+			// x = dense(features); x = gelu(x); x = layer_norm(x); decoder(x):
+			// each rebinding drops the previous x.
+			x := b.GELU("gelu", b.Linear("dense", seqOut, trW, trB), false)
+			y := b.LayerNorm("layer_norm", x, trLnW, trLnB)
+			b.HoldUntilLastOp(x)
+			logits = b.Linear("decoder", y, decW, headBias)
 			b.HoldUntilLastOp(y)
 		})
-		logits = b.Linear("decoder", x, decW, headBias)
-		b.HoldUntilLastOp(x)
-	})
+	} else {
+		b.SetLayer("cls")
+		b.Scoped("cls.predictions", func() {
+			var x spec.TensorID
+			b.Scoped("transform", func() {
+				x = b.Linear("dense", seqOut, trW, trB)
+				y := encoderAct(b, "transform_act_fn", act, x)
+				x = b.LayerNorm("LayerNorm", y, trLnW, trLnB)
+				// a module's argument lives until the module returns (under
+				// autocast LayerNorm and the decoder keep casts, not these)
+				b.HoldUntilLastOp(y)
+			})
+			logits = b.Linear("decoder", x, decW, headBias)
+			b.HoldUntilLastOp(x)
+		})
+	}
 	if !train {
 		b.HoldUntilLastOp(seqOut)
 		return b.Finish(spec.NoTensor, logits)
@@ -250,4 +315,39 @@ func expandBERT(m *spec.Model, o options) (*spec.Graph, error) {
 	// sequence output, until the forward returns.
 	b.HoldUntilLastOp(logits, seqOut)
 	return b.Finish(loss)
+}
+
+// robertaEmbeddings is RobertaEmbeddings.forward without position or
+// token-type ids: positions counted from the input ids, the token types
+// gathered at them, then word + token type + position embeddings, LayerNorm
+// and dropout. The position and token-type ids, inputs_embeds and both
+// lookups are its locals until it returns.
+func robertaEmbeddings(b *spec.Builder, ids, ttIDs, wte, wtt, wpe, lnW, lnB spec.TensorID, drop float64) spec.TensorID {
+	shape := b.Shape(ids)
+	bsz, seq := shape[0], shape[1]
+	ng := func(kind, name string, dt spec.DType, in ...spec.TensorID) spec.TensorID {
+		return b.Emit(spec.OpSpec{Kind: kind, Name: name, Inputs: in, NoGrad: true, Outputs: []spec.TensorSpec{spec.TS("out", dt, bsz, seq)}})[0]
+	}
+	var pos spec.TensorID
+	b.Scoped("create_position_ids_from_input_ids", func() {
+		mask := ng("to_copy", "mask", spec.Int32, ng("ne", "ne", spec.Bool, ids))
+		// cumsum of an int32 mask is int64, through an int64 copy of it
+		// made after the output (measured).
+		sum := b.Emit(spec.OpSpec{Kind: "cumsum", Name: "cumsum", Inputs: []spec.TensorID{mask}, NoGrad: true,
+			Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64, bsz, seq)}, Temps: []spec.TensorSpec{spec.TS("input_long", spec.Int64, bsz, seq)}})[0]
+		counted := ng("to_copy", "type_as", spec.Int32, sum)
+		inc := ng("mul", "mul_mask", spec.Int32, ng("add_scalar", "add_past", spec.Int32, counted), mask)
+		pos = ng("add_scalar", "add_padding_idx", spec.Int64, ng("to_copy", "long", spec.Int64, inc))
+		// mask and incremental_indices are locals until it returns.
+		b.HoldUntilLastOp(inc, mask)
+	})
+	tt := ng("gather", "token_type_ids_gather", spec.Int64, ttIDs, pos)
+	word := b.Embedding("word_embeddings", ids, wte)
+	tte := b.Embedding("token_type_embeddings", tt, wtt)
+	e := b.Add("add_token_type", word, tte)
+	pe := b.Embedding("position_embeddings", pos, wpe)
+	e = b.Add("add_position", e, pe)
+	h := b.Dropout("dropout", b.LayerNorm("LayerNorm", e, lnW, lnB), drop)
+	b.HoldUntilLastOp(pos, tt, word, tte, pe)
+	return h
 }
