@@ -169,7 +169,11 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 			trLnW, trLnB = b.Param("layer_norm.weight", []int64{d}, pdt), b.Param("layer_norm.bias", []int64{d}, pdt)
 			decW = wte
 			if !tied {
+				// Untied, neither tie holds: the decoder has its own weight
+				// and bias, and lm_head.bias is left unused (no gradient,
+				// no optimizer state; measured).
 				decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
+				headBias = b.Param("decoder.bias", []int64{vocab}, pdt)
 			}
 		})
 	} else {
@@ -179,7 +183,9 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 			trLnW, trLnB = b.Param("transform.LayerNorm.weight", []int64{d}, pdt), b.Param("transform.LayerNorm.bias", []int64{d}, pdt)
 			decW = wte
 			if !tied {
+				// As RoBERTa's: untied, the decoder's own bias is used.
 				decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
+				headBias = b.Param("decoder.bias", []int64{vocab}, pdt)
 			}
 		})
 	}
