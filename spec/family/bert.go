@@ -160,35 +160,26 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 			})
 		}
 	})
+	// The MLM head: BERT's cls.predictions (transform.dense,
+	// transform.LayerNorm) or RoBERTa's lm_head (dense, layer_norm). Its own
+	// bias — the decoder's, tied — is listed before its submodules'.
+	head, dense, norm := "cls.predictions", "transform.dense", "transform.LayerNorm"
 	if roberta {
-		b.Scoped("lm_head", func() {
-			// lm_head.bias (decoder.bias is the same parameter) is the
-			// module's own, listed before its submodules'.
-			headBias = b.Param("bias", []int64{vocab}, pdt)
-			trW, trB = b.Param("dense.weight", []int64{d, d}, pdt), b.Param("dense.bias", []int64{d}, pdt)
-			trLnW, trLnB = b.Param("layer_norm.weight", []int64{d}, pdt), b.Param("layer_norm.bias", []int64{d}, pdt)
-			decW = wte
-			if !tied {
-				// Untied, neither tie holds: the decoder has its own weight
-				// and bias, and lm_head.bias is left unused (no gradient,
-				// no optimizer state; measured).
-				decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
-				headBias = b.Param("decoder.bias", []int64{vocab}, pdt)
-			}
-		})
-	} else {
-		b.Scoped("cls.predictions", func() {
-			headBias = b.Param("bias", []int64{vocab}, pdt)
-			trW, trB = b.Param("transform.dense.weight", []int64{d, d}, pdt), b.Param("transform.dense.bias", []int64{d}, pdt)
-			trLnW, trLnB = b.Param("transform.LayerNorm.weight", []int64{d}, pdt), b.Param("transform.LayerNorm.bias", []int64{d}, pdt)
-			decW = wte
-			if !tied {
-				// As RoBERTa's: untied, the decoder's own bias is used.
-				decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
-				headBias = b.Param("decoder.bias", []int64{vocab}, pdt)
-			}
-		})
+		head, dense, norm = "lm_head", "dense", "layer_norm"
 	}
+	b.Scoped(head, func() {
+		headBias = b.Param("bias", []int64{vocab}, pdt)
+		trW, trB = b.Param(dense+".weight", []int64{d, d}, pdt), b.Param(dense+".bias", []int64{d}, pdt)
+		trLnW, trLnB = b.Param(norm+".weight", []int64{d}, pdt), b.Param(norm+".bias", []int64{d}, pdt)
+		decW = wte
+		if !tied {
+			// Untied, neither of the head's ties holds: the decoder has its
+			// own weight and bias, and the head's bias is left unused (no
+			// gradient, no optimizer state; measured on RoBERTa).
+			decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
+			headBias = b.Param("decoder.bias", []int64{vocab}, pdt)
+		}
+	})
 
 	var h, embOut spec.TensorID
 	b.Scoped(base, func() {
