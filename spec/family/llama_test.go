@@ -2,6 +2,8 @@ package family
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -352,6 +354,47 @@ func TestGemmaLayerTypes(t *testing.T) {
 		}
 		if n := countKind(g, "freqs"); n != c.rotaries {
 			t.Errorf("%s %q: %d rotary embeddings, want %d", c.arch, c.extra, n, c.rotaries)
+		}
+	}
+}
+
+// Hub config.json files as published (written by other transformers
+// versions, with keys 5.17 ignores: torch_dtype, cache_implementation,
+// rope_local_base_freq, a list eos_token_id …) load through hf_config and
+// expand to the models' parameter counts.
+func TestHubConfigsOfNewFamilies(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want int64
+	}{
+		{"qwen3-0.6b.json", 596049920},    // Qwen3-0.6B: 0.44B besides the tied embedding
+		{"phi3-mini-4k.json", 3821079552}, // Phi-3-mini-4k
+		{"gemma2-2b.json", 2614341888},    // Gemma-2-2B
+		{"gemma3-1b.json", 999885952},     // Gemma-3-1B (text)
+	} {
+		dir := t.TempDir()
+		data, err := os.ReadFile(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		desc := filepath.Join(dir, "m.yaml")
+		src := "name: m\nmodel: {hf_config: config.json}\ntraining: {batch_size: 1, seq_len: 2048, precision: bf16, optimizer: adamw}\ngpu: h200\n"
+		if err := os.WriteFile(desc, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.Load(desc)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		g, err := Expand(m)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if got := g.ParamCount(); got != c.want {
+			t.Errorf("%s: %d parameters, want %d", c.file, got, c.want)
 		}
 	}
 }
