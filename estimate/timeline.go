@@ -687,7 +687,7 @@ func (s *sim) backwardOp(i int) error {
 		}
 		sc.order = order
 		if op.WeightGradFirst {
-			if err := s.makeParamGrads(op.Params[:len(op.Params)-op.ReducedParams], &made); err != nil {
+			if err := s.makeParamGrads(op.DirectParams(), &made); err != nil {
 				return err
 			}
 			slices.Reverse(order)
@@ -716,7 +716,7 @@ func (s *sim) backwardOp(i int) error {
 		}
 	}
 	if !op.WeightGradFirst || op.Flow != spec.GradNew {
-		if err := s.makeParamGrads(op.Params[:len(op.Params)-op.ReducedParams], &made); err != nil {
+		if err := s.makeParamGrads(op.DirectParams(), &made); err != nil {
 			return err
 		}
 	}

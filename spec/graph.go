@@ -196,6 +196,11 @@ type Op struct {
 	ReduceAfterTemps bool `json:"reduce_after_temps,omitempty"`
 }
 
+// DirectParams returns the parameters whose gradients the op's backward
+// makes itself: all but the last ReducedParams, which the engine's
+// reduction makes.
+func (o *Op) DirectParams() []TensorID { return o.Params[:len(o.Params)-o.ReducedParams] }
+
 // Graph is the expansion of a model: every tensor, and the ops in execution order.
 type Graph struct {
 	Tensors []Tensor `json:"tensors"`
