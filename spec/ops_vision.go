@@ -111,6 +111,9 @@ const (
 	// from `memplan calibrate --convs`), or interpolated between batches
 	// measured there.
 	ConvFromProfile ConvWorkspaceSource = iota
+	// ConvFromProfileSizes: the profile's shape at the image sizes around
+	// this one, interpolated as the built-in table's are.
+	ConvFromProfileSizes
 	// ConvFromH200Table: the built-in table measured on an H200
 	// (measuredConvWorkspaces), or interpolated in it between batches.
 	ConvFromH200Table
@@ -122,12 +125,14 @@ const (
 )
 
 // convSourceNames are the sources' names in JSON.
-var convSourceNames = [...]string{ConvFromProfile: "profile", ConvFromH200Table: "h200-table", ConvFromH200Sizes: "h200-sizes", ConvFromRule: "rule"}
+var convSourceNames = [...]string{ConvFromProfile: "profile", ConvFromProfileSizes: "profile-sizes", ConvFromH200Table: "h200-table", ConvFromH200Sizes: "h200-sizes", ConvFromRule: "rule"}
 
 func (s ConvWorkspaceSource) String() string {
 	switch s {
 	case ConvFromProfile:
 		return "measured on this GPU"
+	case ConvFromProfileSizes:
+		return "measured on this GPU, between image sizes"
 	case ConvFromH200Table:
 		return "the built-in H200 table"
 	case ConvFromH200Sizes:
@@ -138,8 +143,8 @@ func (s ConvWorkspaceSource) String() string {
 	return fmt.Sprintf("ConvWorkspaceSource(%d)", int(s))
 }
 
-// MarshalText names the source in JSON: profile, h200-table, h200-sizes
-// or rule.
+// MarshalText names the source in JSON: profile, profile-sizes,
+// h200-table, h200-sizes or rule.
 func (s ConvWorkspaceSource) MarshalText() ([]byte, error) {
 	if s < 0 || int(s) >= len(convSourceNames) {
 		return nil, fmt.Errorf("spec: unknown %v", s)
@@ -176,7 +181,7 @@ func builtinConvWorkspace(pass ConvPass, g ConvGeometry) (int64, ConvWorkspaceSo
 // backward-filter bytes as PyTorch asks the caching allocator for them. A
 // GPU profile carries one; the expansion consults it before the built-in
 // H200 table and the rule, and interpolates it between measured batches
-// as it does the built-in table.
+// and image sizes as it does the built-in table.
 type ConvWorkspaceTable struct{ t *convTable }
 
 // Set records the three workspaces of a geometry.
@@ -204,13 +209,26 @@ func (t *ConvWorkspaceTable) lookup(pass ConvPass, g ConvGeometry) (int64, bool)
 	return t.t.at(pass, keyOf(g))
 }
 
+// lookupSizes interpolates a workspace between the image sizes the table
+// measured for the geometry's shape (convTable.interpolateSize).
+func (t *ConvWorkspaceTable) lookupSizes(pass ConvPass, g ConvGeometry) (int64, bool) {
+	if t.Len() == 0 {
+		return 0, false
+	}
+	return t.t.interpolateSize(pass, g)
+}
+
 // ConvWorkspace sizes a workspace for the target GPU: its profile's table
-// first (Training.ConvWorkspaces), then the built-in H200 table, then the
+// first (Training.ConvWorkspaces: as measured, between batches, then
+// between image sizes — the target GPU's engines, which another GPU's
+// exact entry would not have), then the built-in H200 table, then the
 // rule; the source is noted on the graph (Graph.Convs).
 func (b *Builder) ConvWorkspace(pass ConvPass, g ConvGeometry) int64 {
 	v, src := int64(0), ConvFromProfile
 	if w, ok := b.t.ConvWorkspaces.lookup(pass, g); ok {
 		v = w
+	} else if w, ok := b.t.ConvWorkspaces.lookupSizes(pass, g); ok {
+		v, src = w, ConvFromProfileSizes
 	} else {
 		v, src = builtinConvWorkspace(pass, g)
 	}

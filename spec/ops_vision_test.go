@@ -174,10 +174,34 @@ func TestConvWorkspaceSourceText(t *testing.T) {
 	}
 	var s ConvWorkspaceSource
 	err := s.UnmarshalText([]byte("guess"))
-	if err == nil || !strings.Contains(err.Error(), "profile, h200-table, h200-sizes, rule") {
+	if err == nil || !strings.Contains(err.Error(), "profile, profile-sizes, h200-table, h200-sizes, rule") {
 		t.Errorf("unknown source: %v", err)
 	}
 	if _, err := ConvWorkspaceSource(9).MarshalText(); err == nil {
 		t.Error("source 9 marshalled")
+	}
+}
+
+// A profile's measured workspaces are interpolated between its image sizes
+// too, before the built-in H200 table: the target GPU's engines.
+func TestProfileConvWorkspacesBetweenSizes(t *testing.T) {
+	geo := func(px int64) ConvGeometry {
+		return geometryOf(convKey{dt: FP32, n: 8, cin: 48, h: px, w: px, cout: 96, kh: 3, kw: 3, stride: 1, pad: 1, groups: 1})
+	}
+	var table ConvWorkspaceTable
+	table.Set(geo(28), [3]int64{1000000, 0, 0})
+	table.Set(geo(56), [3]int64{4000000, 0, 0})
+	b := NewBuilder(Training{Mode: ModeTrain, BatchSize: 8, Precision: PrecisionFP32, ConvWorkspaces: &table})
+	// Affine in the pixel count between 28² and 56²: 42² = 1764.
+	want := int64(1000000 + (1764-784)*3000000/(3136-784))
+	if got := b.ConvWorkspace(ConvForward, geo(42)); got != want {
+		t.Errorf("forward at 42 px: %d, want %d", got, want)
+	}
+	if src := b.g.Convs[len(b.g.Convs)-1].Source; src != ConvFromProfileSizes {
+		t.Errorf("source %v, want %v", src, ConvFromProfileSizes)
+	}
+	// Measured exactly: the profile's own entry.
+	if got := b.ConvWorkspace(ConvForward, geo(56)); got != 4000000 {
+		t.Errorf("forward at 56 px: %d, want the measured 4000000", got)
 	}
 }
