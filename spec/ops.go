@@ -409,6 +409,13 @@ func (b *Builder) Split(name string, x TensorID, n int, shape []int64) []TensorI
 	return b.Emit(OpSpec{Kind: "split", Name: name, Inputs: []TensorID{x}, Outputs: outs, AliasOut: alias})
 }
 
+// SliceLast is x[..., :width] (or any other run of width along the last
+// dimension, possibly empty): a view, no memory in forward; its backward
+// (slice_backward) makes a zero-filled gradient shaped like x.
+func (b *Builder) SliceLast(name string, x TensorID, width int64) TensorID {
+	return b.Emit(OpSpec{Kind: "slice", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), withLast(b.Shape(x), width)...)}, AliasOut: []int{0}})[0]
+}
+
 // Cat is torch.cat(xs, -1) into a new tensor shaped shape, in the
 // promoted dtype. Its backward hands each input a narrow view of the
 // gradient, which keeps the gradient's storage while the view waits; an

@@ -416,13 +416,10 @@ func (b *Builder) ApplyRotary(name string, x, cos, sin TensorID) TensorID {
 		shape := b.Shape(x)
 		half := withLast(shape, shape[len(shape)-1]/2)
 		t1 := b.MulOperands("mul_cos", x, cos)
-		slice := func(n string) TensorID {
-			return b.Emit(OpSpec{Kind: "slice", Name: n, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), half...)}, AliasOut: []int{0}})[0]
-		}
-		x1 := slice("x1")
-		x2 := slice("x2")
+		x1 := b.SliceLast("x1", x, shape[len(shape)-1]/2)
+		x2 := b.SliceLast("x2", x, shape[len(shape)-1]/2)
 		neg := b.Emit(OpSpec{Kind: "neg", Name: "neg", Inputs: []TensorID{x2}, Outputs: []TensorSpec{TS("out", b.DType(x), half...)}})[0]
-		cat := b.Emit(OpSpec{Kind: "cat", Name: "cat", Inputs: []TensorID{neg, x1}, Outputs: []TensorSpec{TS("out", b.DType(x), shape...)}, Flow: GradPassThrough})[0]
+		cat := b.Cat("cat", []TensorID{neg, x1}, shape)
 		t2 := b.MulOperands("mul_sin", cat, sin)
 		out = b.Add("add", t1, t2)
 	})

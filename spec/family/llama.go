@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/memplan/memplan/spec"
 )
@@ -171,16 +170,16 @@ func registerLlama(f map[string]expander) {
 	}
 }
 
-// llama holds one expansion in progress.
+// llama holds one expansion in progress of the variant it embeds.
 type llama struct {
+	llamaVariant
 	b                              *spec.Builder
 	d, heads, kvHeads, headDim     int64
 	inner, vocab, layers           int64
 	batch, seq                     int64
 	pdt                            spec.DType
 	attnBias, oBias, mlpBias, tied bool
-	useCache, eager, qkNorm, fused bool
-	gemma, sandwich, gemma3        bool
+	useCache, eager                bool
 	// logitCap and scoreCap are Gemma2's final and attention logit
 	// soft-capping (0: none).
 	logitCap, scoreCap  float64
@@ -197,6 +196,14 @@ type llama struct {
 	maskWindows []int64
 }
 
+// absentLayer is a layer with none of its parameters made yet.
+func absentLayer(window int64) llamaLayer {
+	no := spec.NoTensor
+	return llamaLayer{inNorm: no, q: no, qb: no, k: no, kb: no, v: no, vb: no, o: no, ob: no, postNorm: no,
+		gate: no, gateB: no, up: no, upB: no, down: no, downB: no, preFF: no, postFF: no,
+		qNorm: no, kNorm: no, qkv: no, gateUp: no, window: window}
+}
+
 // llamaLayer holds one decoder layer's parameters and its sliding window
 // (0: full causal attention).
 type llamaLayer struct {
@@ -211,16 +218,15 @@ type llamaLayer struct {
 
 func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
 	c := newConfig(m, v.class, v.defaults())
-	l := &llama{vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
+	l := &llama{llamaVariant: v, vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
 		heads: c.Int("num_attention_heads"), act: c.Str(cmp.Or(v.actKey, "hidden_act"), "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
 	// Qwen3's and the Gemmas' config classes declare head_dim (and the
 	// Gemmas num_key_value_heads) as int: transformers refuses None there.
-	if v.strictHeads {
-		for _, key := range []string{"head_dim", "num_key_value_heads"} {
-			if c.null(key) && (key == "head_dim" || v.gemma) {
-				c.failNull(key, "a positive integer")
-			}
-		}
+	if v.strictHeads && c.null("head_dim") {
+		c.failNull("head_dim", "a positive integer")
+	}
+	if v.gemma && c.null("num_key_value_heads") {
+		c.failNull("num_key_value_heads", "a positive integer")
 	}
 	l.kvHeads = c.OptInt("num_key_value_heads", l.heads)
 	l.headDim = c.OptInt("head_dim", 0)
@@ -258,7 +264,6 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		l.oBias = l.attnBias
 	}
 	if v.gemma {
-		l.gemma, l.sandwich, l.gemma3 = true, v.sandwich, v.gemma3
 		if v.sandwich {
 			c.Int("query_pre_attn_scalar")
 			l.logitCap = c.optFloat("final_logit_softcapping")
@@ -273,7 +278,6 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 			c.fail("use_bidirectional_attention", "%s makes every layer attend both ways, which is not modelled (allowed: false or null)", shown(bi.V))
 		}
 	}
-	l.qkNorm, l.fused = v.qkNorm, v.fused
 	l.rotary = l.headDim
 	if v.fused {
 		l.residDrop = c.Float("resid_pdrop", 0, 1)
@@ -288,20 +292,18 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	// HF turns the cache off when training with gradient checkpointing.
 	l.useCache = c.Bool("use_cache") && !(train && t.ActivationCheckpointing)
 	l.window = c.slidingWindows(v, l.layers)
-	for _, w := range l.window {
-		if !slices.Contains(l.maskWindows, w) {
-			l.maskWindows = append(l.maskWindows, w)
-		}
-	}
 	if v.sandwich {
 		// Gemma2/3 make the full and the sliding mask whatever the layers are.
-		l.maskWindows = []int64{0}
-		if win := c.OptInt("sliding_window", 0); win > 0 {
-			l.maskWindows = append(l.maskWindows, win)
+		l.maskWindows = []int64{0, c.OptInt("sliding_window", 0)}
+	} else {
+		for _, w := range l.window {
+			if !slices.Contains(l.maskWindows, w) {
+				l.maskWindows = append(l.maskWindows, w)
+			}
 		}
-	}
-	if v.layerTypes && !slices.Contains(l.maskWindows, 0) {
-		l.maskWindows = append([]int64{0}, l.maskWindows...)
+		if v.layerTypes && !slices.Contains(l.maskWindows, 0) {
+			l.maskWindows = append([]int64{0}, l.maskWindows...)
+		}
 	}
 	if c.err == nil && !v.fused && l.headDim%2 != 0 {
 		c.fail(headDimKey, "head dimension %d is odd (allowed: an even head_dim; rotary embeddings rotate halves)", l.headDim)
@@ -349,34 +351,27 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		for i := range layers {
 			b.Scoped(fmt.Sprintf("layers.%d", i), func() {
 				p := &layers[i]
-				p.window = l.window[i]
-				p.qNorm, p.kNorm, p.qkv, p.gateUp = spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor
+				*p = absentLayer(l.window[i])
 				if l.fused {
 					// Phi3Attention registers o_proj before qkv_proj.
 					p.o = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt)
 					p.qkv = b.Param("self_attn.qkv_proj.weight", []int64{qDim + 2*kvDim, l.d}, l.pdt)
 					p.gateUp = b.Param("mlp.gate_up_proj.weight", []int64{2 * l.inner, l.d}, l.pdt)
-					p.down = b.Param("mlp.down_proj.weight", []int64{l.d, l.inner}, l.pdt)
-					p.q, p.qb, p.k, p.kb, p.v, p.vb, p.ob = spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor
-					p.gate, p.gateB, p.up, p.upB, p.downB = spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor, spec.NoTensor
-					p.inNorm = b.Param("input_layernorm.weight", []int64{l.d}, l.pdt)
-					p.postNorm = b.Param("post_attention_layernorm.weight", []int64{l.d}, l.pdt)
-					return
+				} else {
+					p.q, p.qb = b.Param("self_attn.q_proj.weight", []int64{qDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.q_proj.bias", qDim)
+					p.k, p.kb = b.Param("self_attn.k_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.k_proj.bias", kvDim)
+					p.v, p.vb = b.Param("self_attn.v_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.v_proj.bias", kvDim)
+					p.o, p.ob = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt), bias(l.oBias, "self_attn.o_proj.bias", l.d)
+					if l.qkNorm {
+						p.qNorm = b.Param("self_attn.q_norm.weight", []int64{l.headDim}, l.pdt)
+						p.kNorm = b.Param("self_attn.k_norm.weight", []int64{l.headDim}, l.pdt)
+					}
+					p.gate, p.gateB = b.Param("mlp.gate_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.gate_proj.bias", l.inner)
+					p.up, p.upB = b.Param("mlp.up_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.up_proj.bias", l.inner)
 				}
-				p.q, p.qb = b.Param("self_attn.q_proj.weight", []int64{qDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.q_proj.bias", qDim)
-				p.k, p.kb = b.Param("self_attn.k_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.k_proj.bias", kvDim)
-				p.v, p.vb = b.Param("self_attn.v_proj.weight", []int64{kvDim, l.d}, l.pdt), bias(l.attnBias, "self_attn.v_proj.bias", kvDim)
-				p.o, p.ob = b.Param("self_attn.o_proj.weight", []int64{l.d, qDim}, l.pdt), bias(l.oBias, "self_attn.o_proj.bias", l.d)
-				if l.qkNorm {
-					p.qNorm = b.Param("self_attn.q_norm.weight", []int64{l.headDim}, l.pdt)
-					p.kNorm = b.Param("self_attn.k_norm.weight", []int64{l.headDim}, l.pdt)
-				}
-				p.gate, p.gateB = b.Param("mlp.gate_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.gate_proj.bias", l.inner)
-				p.up, p.upB = b.Param("mlp.up_proj.weight", []int64{l.inner, l.d}, l.pdt), bias(l.mlpBias, "mlp.up_proj.bias", l.inner)
 				p.down, p.downB = b.Param("mlp.down_proj.weight", []int64{l.d, l.inner}, l.pdt), bias(l.mlpBias, "mlp.down_proj.bias", l.d)
 				p.inNorm = b.Param("input_layernorm.weight", []int64{l.d}, l.pdt)
 				p.postNorm = b.Param("post_attention_layernorm.weight", []int64{l.d}, l.pdt)
-				p.preFF, p.postFF = spec.NoTensor, spec.NoTensor
 				if l.sandwich {
 					p.preFF = b.Param("pre_feedforward_layernorm.weight", []int64{l.d}, l.pdt)
 					p.postFF = b.Param("post_feedforward_layernorm.weight", []int64{l.d}, l.pdt)
@@ -387,8 +382,12 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		// rotary_emb.inv_freq and original_inv_freq, [head_dim/2] each, cast
 		// with the model by model.to(dtype).
 		for _, t := range l.rotaryTypes() {
-			b.Buffer("rotary_emb."+t+"inv_freq", []int64{l.rotary / 2}, l.pdt)
-			b.Buffer("rotary_emb."+t+"original_inv_freq", []int64{l.rotary / 2}, l.pdt)
+			prefix := "rotary_emb."
+			if t != "" {
+				prefix += t + "_"
+			}
+			b.Buffer(prefix+"inv_freq", []int64{l.rotary / 2}, l.pdt)
+			b.Buffer(prefix+"original_inv_freq", []int64{l.rotary / 2}, l.pdt)
 		}
 	})
 	if l.tied {
@@ -414,21 +413,10 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 		for _, t := range l.rotaryTypes() {
 			name := "rotary_emb"
 			if t != "" {
-				name += "." + strings.TrimSuffix(t, "_")
+				name += "." + t
 			}
 			c, s := b.RotaryCosSin(name, seq, l.rotary, b.DType(emb))
 			cosSin[t] = [2]spec.TensorID{c, s}
-		}
-		cos, sin := cosSin[""][0], cosSin[""][1]
-		rotaryOf := func(i int) (spec.TensorID, spec.TensorID) {
-			if !l.gemma3 {
-				return cos, sin
-			}
-			t := "full_attention_"
-			if l.window[i] > 0 {
-				t = "sliding_attention_"
-			}
-			return cosSin[t][0], cosSin[t][1]
 		}
 		// The decoder layers differ only by their sliding window, if any.
 		alike := func(i, j int) bool { return l.window[i] == l.window[j] }
@@ -446,8 +434,8 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 					// with cos and sin in the first layer's recompute).
 					b.Emit(spec.OpSpec{Kind: "checkpoint_args", Name: "args", Inputs: []spec.TensorID{pos}, NoGrad: true})
 				}
-				c, s := rotaryOf(i)
-				out = l.decoderLayer(in, layers[i], c, s, masks[l.window[i]])
+				cs := cosSin[l.rotaryType(i)]
+				out = l.decoderLayer(in, layers[i], cs[0], cs[1], masks[l.window[i]])
 			})
 			b.EndBlock()
 			// The caller's hidden_states holds the layer input until the layer
@@ -473,9 +461,8 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	b.SetLayer("lm_head")
 	logits := b.Linear("lm_head", h, lmHead, spec.NoTensor)
 	if l.logitCap > 0 {
-		// logits / cap, tanh, · cap: new tensors, tanh saving its output.
 		b.SetLayer("final_logit_softcapping")
-		logits = b.Scale("softcap_mul", b.Tanh("softcap_tanh", b.Scale("softcap_div", logits)))
+		logits = softcap(b, logits)
 	}
 	if !train {
 		// hidden_states lives until LlamaForCausalLM.forward returns: under
@@ -538,27 +525,7 @@ func (l *llama) decoderLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec.
 	h := b.AddMixed("add_attn", x, b.Dropout("resid_attn_dropout", attn, l.residDrop))
 	b.HoldUntilLastOp(attn)
 	n2 := l.rmsNorm("post_attention_layernorm", h, p.postNorm)
-	var y spec.TensorID
-	b.Scoped("mlp", func() {
-		if l.fused {
-			// Phi3MLP: gate, up_states = gate_up_proj(x).chunk(2, -1);
-			// up_states * activation_fn(gate).
-			gu := b.Linear("gate_up_proj", n2, p.gateUp, spec.NoTensor)
-			halves := b.Split("chunk", gu, 2, []int64{l.batch, l.seq, l.inner})
-			a := l.activation("activation_fn", halves[0])
-			y = b.MulOperands("mul", halves[1], a)
-			y = b.Linear("down_proj", y, p.down, spec.NoTensor)
-			// gate, a view of the projection, is a local until forward
-			// returns (measured in inference).
-			b.HoldUntilLastOp(gu)
-			return
-		}
-		g := b.Linear("gate_proj", n2, p.gate, p.gateB)
-		a := l.activation("act_fn", g)
-		u := b.Linear("up_proj", n2, p.up, p.upB)
-		y = b.MulOperands("mul", a, u)
-		y = b.Linear("down_proj", y, p.down, p.downB)
-	})
+	y := l.mlp(n2, p)
 	b.HoldUntilLastOp(n2)
 	out := b.AddMixed("add_mlp", h, b.Dropout("resid_mlp_dropout", y, l.residDrop))
 	b.HoldUntilLastOp(y)
@@ -580,13 +547,7 @@ func (l *llama) sandwichLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec
 	b.HoldUntilLastOp(attn)
 	h := b.AddMixed("add_attn", x, a)
 	n2 := l.rmsNorm("pre_feedforward_layernorm", h, p.preFF)
-	var y spec.TensorID
-	b.Scoped("mlp", func() {
-		g := b.Linear("gate_proj", n2, p.gate, p.gateB)
-		act := l.activation("act_fn", g)
-		u := b.Linear("up_proj", n2, p.up, p.upB)
-		y = b.Linear("down_proj", b.MulOperands("mul", act, u), p.down, p.downB)
-	})
+	y := l.mlp(n2, p)
 	b.HoldUntilLastOp(n2)
 	y2 := l.rmsNorm("post_feedforward_layernorm", y, p.postFF)
 	b.HoldUntilLastOp(y)
@@ -595,20 +556,58 @@ func (l *llama) sandwichLayer(x spec.TensorID, p llamaLayer, cos, sin, mask spec
 	return out
 }
 
-// rotaryTypes names the rotary embeddings the model makes, as the prefixes
-// of their buffers: Gemma3's one per layer type present (sorted), else one
-// ("").
+// softcap is Gemma2's logit soft-capping, x / cap, tanh, · cap: new
+// tensors, tanh saving its output.
+func softcap(b *spec.Builder, x spec.TensorID) spec.TensorID {
+	return b.Scale("softcap_mul", b.Tanh("softcap_tanh", b.Scale("softcap_div", x)))
+}
+
+// mlp is the layer's MLP: down_proj(act_fn(gate_proj(x)) * up_proj(x)),
+// or Phi3MLP's gate, up_states = gate_up_proj(x).chunk(2, -1);
+// down_proj(up_states * activation_fn(gate)).
+func (l *llama) mlp(x spec.TensorID, p llamaLayer) spec.TensorID {
+	b := l.b
+	var y spec.TensorID
+	b.Scoped("mlp", func() {
+		if l.fused {
+			gu := b.Linear("gate_up_proj", x, p.gateUp, spec.NoTensor)
+			halves := b.Split("chunk", gu, 2, []int64{l.batch, l.seq, l.inner})
+			a := l.activation("activation_fn", halves[0])
+			y = b.Linear("down_proj", b.MulOperands("mul", halves[1], a), p.down, p.downB)
+			// gate, a view of the projection, is a local until forward
+			// returns (measured in inference).
+			b.HoldUntilLastOp(gu)
+			return
+		}
+		g := b.Linear("gate_proj", x, p.gate, p.gateB)
+		a := l.activation("act_fn", g)
+		u := b.Linear("up_proj", x, p.up, p.upB)
+		y = b.Linear("down_proj", b.MulOperands("mul", a, u), p.down, p.downB)
+	})
+	return y
+}
+
+// rotaryType is the rotary embedding layer i takes: Gemma3 makes one per
+// layer type, the others one ("").
+func (l *llama) rotaryType(i int) string {
+	switch {
+	case !l.gemma3:
+		return ""
+	case l.window[i] > 0:
+		return "sliding_attention"
+	}
+	return "full_attention"
+}
+
+// rotaryTypes lists the rotary embeddings the layers take, sorted.
 func (l *llama) rotaryTypes() []string {
-	if !l.gemma3 {
-		return []string{""}
-	}
 	var t []string
-	if slices.Contains(l.window, 0) {
-		t = append(t, "full_attention_")
+	for i := range l.window {
+		if rt := l.rotaryType(i); !slices.Contains(t, rt) {
+			t = append(t, rt)
+		}
 	}
-	if slices.ContainsFunc(l.window, func(w int64) bool { return w > 0 }) {
-		t = append(t, "sliding_attention_")
-	}
+	slices.Sort(t)
 	return t
 }
 
@@ -653,25 +652,26 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 		var q, k, v, qkv spec.TensorID
 		if l.fused {
 			q, k, v, qkv = l.fusedQKV(x, p, copyV)
-		} else if l.gemma3 {
-			// Gemma3 projects q, k and v, then norms the query and key heads.
-			qp := b.Linear("q_proj", x, p.q, p.qb)
-			qv := b.HeadsView("q_view", qp, true, bsz, l.heads, s, d)
-			kp := b.Linear("k_proj", x, p.k, p.kb)
-			kv := b.HeadsView("k_view", kp, true, bsz, l.kvHeads, s, d)
-			vp := b.Linear("v_proj", x, p.v, p.vb)
-			v = b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
-			q = l.rmsNorm("q_norm", qv, p.qNorm)
-			b.HoldUntilLastOp(qp)
-			k = l.rmsNorm("k_norm", kv, p.kNorm)
-			b.HoldUntilLastOp(kp)
 		} else {
+			// Qwen3 norms each query and key head as it projects it (in
+			// heads4); Gemma3 projects q, k and v first, then norms the
+			// transposed heads.
+			qNorm, kNorm := p.qNorm, p.kNorm
+			if l.gemma3 {
+				qNorm, kNorm = spec.NoTensor, spec.NoTensor
+			}
 			qp := b.Linear("q_proj", x, p.q, p.qb)
-			q = l.heads4(qp, "q", p.qNorm, l.heads)
+			q = l.heads4(qp, "q", qNorm, l.heads)
 			kp := b.Linear("k_proj", x, p.k, p.kb)
-			k = l.heads4(kp, "k", p.kNorm, l.kvHeads)
+			k = l.heads4(kp, "k", kNorm, l.kvHeads)
 			vp := b.Linear("v_proj", x, p.v, p.vb)
 			v = b.HeadsView("v_view", vp, copyV, bsz, l.kvHeads, s, d)
+			if l.gemma3 {
+				q = l.rmsNorm("q_norm", q, p.qNorm)
+				b.HoldUntilLastOp(qp)
+				k = l.rmsNorm("k_norm", k, p.kNorm)
+				b.HoldUntilLastOp(kp)
+			}
 		}
 		qIn, kIn := q, k
 		if l.fused {
@@ -740,11 +740,7 @@ func (l *llama) fusedQKV(x spec.TensorID, p llamaLayer, copyV bool) (q, k, v, qk
 	b := l.b
 	bsz, s, d := l.batch, l.seq, l.headDim
 	qkv = b.Linear("qkv_proj", x, p.qkv, spec.NoTensor)
-	slice := func(name string, heads int64) spec.TensorID {
-		return b.Emit(spec.OpSpec{Kind: "slice", Name: name, Inputs: []spec.TensorID{qkv},
-			Outputs: []spec.TensorSpec{spec.TS("out", b.DType(qkv), bsz, s, heads*d)}, AliasOut: []int{0}})[0]
-	}
-	qs, ks, vs := slice("q_slice", l.heads), slice("k_slice", l.kvHeads), slice("v_slice", l.kvHeads)
+	qs, ks, vs := b.SliceLast("q_slice", qkv, l.heads*d), b.SliceLast("k_slice", qkv, l.kvHeads*d), b.SliceLast("v_slice", qkv, l.kvHeads*d)
 	q = b.HeadsView("q_view", qs, true, bsz, l.heads, s, d)
 	k = b.HeadsView("k_view", ks, true, bsz, l.kvHeads, s, d)
 	v = b.HeadsView("v_view", vs, copyV, bsz, l.kvHeads, s, d)
@@ -759,16 +755,11 @@ func (l *llama) fusedQKV(x spec.TensorID, p llamaLayer, copyV bool) (q, k, v, qk
 func (l *llama) phi3Rotary(q, k, cos, sin spec.TensorID) (qOut, kOut spec.TensorID) {
 	b := l.b
 	split := func(name string, x spec.TensorID) (rot, pass spec.TensorID) {
-		shape := b.Shape(x)
-		part := func(n string, width int64) spec.TensorID {
-			return b.Emit(spec.OpSpec{Kind: "slice", Name: n, Inputs: []spec.TensorID{x},
-				Outputs: []spec.TensorSpec{spec.TS("out", b.DType(x), withLastDim(shape, width)...)}, AliasOut: []int{0}})[0]
-		}
 		rot = x
 		if l.rotary < l.headDim {
-			rot = part(name+"_rot", l.rotary)
+			rot = b.SliceLast(name+"_rot", x, l.rotary)
 		}
-		return rot, part(name+"_pass", l.headDim-l.rotary)
+		return rot, b.SliceLast(name+"_pass", x, l.headDim-l.rotary)
 	}
 	qRot, qPass := split("q", q)
 	kRot, kPass := split("k", k)
@@ -777,13 +768,6 @@ func (l *llama) phi3Rotary(q, k, cos, sin spec.TensorID) (qOut, kOut spec.Tensor
 		return b.Cat(name+".cat_pass", []spec.TensorID{r, pass}, b.Shape(x))
 	}
 	return embed("rotary_q", q, qRot, qPass), embed("rotary_k", k, kRot, kPass)
-}
-
-// withLastDim returns shape with its last dimension set to n.
-func withLastDim(shape []int64, n int64) []int64 {
-	out := append([]int64(nil), shape...)
-	out[len(out)-1] = n
-	return out
 }
 
 // heads4 is proj.view(B, S, -1, D).transpose(1, 2) of a query or key
@@ -892,8 +876,7 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		}
 		w = b.Scale("scale", w)
 		if l.scoreCap > 0 {
-			// Gemma2's attn_logit_softcapping: / cap, tanh, · cap.
-			w = b.Scale("softcap_mul", b.Tanh("softcap_tanh", b.Scale("softcap_div", w)))
+			w = softcap(b, w) // Gemma2's attn_logit_softcapping
 		}
 		if mask != spec.NoTensor {
 			// Under autocast the bf16 scores plus the fp32 mask are fp32.
