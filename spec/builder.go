@@ -309,19 +309,18 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 	}
 	for i, ts := range s.Outputs {
 		var id TensorID
-		if i < len(s.AliasOut) && s.AliasOut[i] >= 0 {
-			if emptyView(ts.Shape) {
-				// A view may be empty (Phi3's q[..., D:] when the rotary
-				// embedding turns every dimension): it has no bytes, and
-				// its backward still makes a gradient of its base's shape.
-				id = mk(TensorSpec{Name: ts.Name, Shape: nonEmpty(ts.Shape), DType: ts.DType}, RoleActivation, "out")
-				b.g.Tensors[id].Shape, b.g.Tensors[id].Bytes = append([]int64(nil), ts.Shape...), 0
-			} else {
-				id = mk(ts, RoleActivation, "out")
-			}
-			b.g.Tensors[id].Alias = b.g.Storage(s.Inputs[s.AliasOut[i]])
+		view := i < len(s.AliasOut) && s.AliasOut[i] >= 0
+		if view && emptyView(ts.Shape) {
+			// A view may be empty (Phi3's q[..., D:] when the rotary
+			// embedding turns every dimension): it has no bytes, and its
+			// backward still makes a gradient of its base's shape.
+			id = mk(TensorSpec{Name: ts.Name, Shape: nonEmpty(ts.Shape), DType: ts.DType}, RoleActivation, "out")
+			b.markEmpty(id, ts.Shape)
 		} else {
 			id = mk(ts, RoleActivation, "out")
+		}
+		if view {
+			b.g.Tensors[id].Alias = b.g.Storage(s.Inputs[s.AliasOut[i]])
 		}
 		b.g.Tensors[id].RequiresGrad = reqGrad && ts.DType.IsFloat()
 		b.g.Tensors[id].Cached = s.Cached
@@ -475,12 +474,23 @@ func (b *Builder) Finish(loss TensorID, outputs ...TensorID) (*Graph, error) {
 	return b.g, nil
 }
 
-// newEmpty adds a tensor with a zero dimension, which holds no bytes.
-func (b *Builder) newEmpty(name string, shape []int64, dt DType, role Role) TensorID {
+// newPossiblyEmpty is newTensor for a tensor that may be empty (an empty
+// view's gradient): one with a zero dimension holds no bytes.
+func (b *Builder) newPossiblyEmpty(name string, shape []int64, dt DType, role Role) TensorID {
+	if !emptyView(shape) {
+		return b.newTensor(name, shape, dt, role)
+	}
 	id := b.newTensor(name, nonEmpty(shape), dt, role)
-	b.g.Tensors[id].Shape = append([]int64(nil), shape...)
-	b.g.Tensors[id].Bytes = 0
+	b.markEmpty(id, shape)
 	return id
+}
+
+// markEmpty gives a tensor made with nonEmpty(shape) its real, empty shape
+// back, and no bytes.
+func (b *Builder) markEmpty(id TensorID, shape []int64) {
+	t := &b.g.Tensors[id]
+	copy(t.Shape, shape)
+	t.Bytes = 0
 }
 
 // emptyView says whether a view's shape has a zero dimension and no

@@ -437,11 +437,7 @@ func (b *Builder) Cat(name string, xs []TensorID, shape []int64) TensorID {
 		if k >= len(op.GradInputs) || !t.RequiresGrad || t.DType == dt {
 			continue
 		}
-		if emptyView(t.Shape) {
-			op.GradInputs[k] = b.newEmpty(sprintf("grad(%s)", t.Name), t.Shape, t.DType, RoleActivationGradient)
-		} else {
-			op.GradInputs[k] = b.newTensor(sprintf("grad(%s)", t.Name), t.Shape, t.DType, RoleActivationGradient)
-		}
+		op.GradInputs[k] = b.newPossiblyEmpty(sprintf("grad(%s)", t.Name), t.Shape, t.DType, RoleActivationGradient)
 		b.g.Tensors[op.GradInputs[k]].Op = len(b.g.Ops) - 1
 	}
 	return out
