@@ -485,6 +485,21 @@ func (b *Builder) newPossiblyEmpty(name string, shape []int64, dt DType, role Ro
 	return id
 }
 
+// ofLastOp marks a tensor as made by the op just emitted — a gradient or
+// backward temporary its OpSpec could not name — and returns it.
+func (b *Builder) ofLastOp(id TensorID) TensorID {
+	b.g.Tensors[id].Op = len(b.g.Ops) - 1
+	return id
+}
+
+// engineGrad adds the new gradient the autograd engine makes for input x
+// of the op just emitted, when the incoming gradient must be summed to x's
+// shape or cast to its dtype; it is empty when x is.
+func (b *Builder) engineGrad(x TensorID) TensorID {
+	t := b.T(x)
+	return b.ofLastOp(b.newPossiblyEmpty(b.join("grad(", t.Name, ")"), t.Shape, t.DType, RoleActivationGradient))
+}
+
 // markEmpty gives a tensor made with nonEmpty(shape) its real, empty shape
 // back, and no bytes.
 func (b *Builder) markEmpty(id TensorID, shape []int64) {

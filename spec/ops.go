@@ -162,9 +162,7 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transpose
 	op.ReducedParams, op.ReducedInputs = reducedBias(bias, in, params)
 	if bias != NoTensor && (len(op.GradInputs) > 0 || len(op.Params) > 0) {
 		for _, ts := range stagingTemps(rows(out), out[len(out)-1]) {
-			id := b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)
-			b.g.Tensors[id].Op = len(b.g.Ops) - 1
-			op.BackwardTemps = append(op.BackwardTemps, id)
+			op.BackwardTemps = append(op.BackwardTemps, b.ofLastOp(b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)))
 			op.ReduceTemps++
 		}
 	}
@@ -380,9 +378,7 @@ func (b *Builder) Add(name string, x, y TensorID) TensorID {
 		if k >= len(op.GradInputs) || !b.g.Tensors[in].RequiresGrad || (b.T(in).Numel() == b.T(out).Numel() && b.DType(in) == b.DType(out)) {
 			continue
 		}
-		t := b.g.Tensors[in]
-		op.GradInputs[k] = b.newTensor(b.join("grad(", t.Name, ")"), t.Shape, t.DType, RoleActivationGradient)
-		b.g.Tensors[op.GradInputs[k]].Op = len(b.g.Ops) - 1
+		op.GradInputs[k] = b.engineGrad(in)
 	}
 	return out
 }
@@ -437,8 +433,7 @@ func (b *Builder) Cat(name string, xs []TensorID, shape []int64) TensorID {
 		if k >= len(op.GradInputs) || !t.RequiresGrad || t.DType == dt {
 			continue
 		}
-		op.GradInputs[k] = b.newPossiblyEmpty(sprintf("grad(%s)", t.Name), t.Shape, t.DType, RoleActivationGradient)
-		b.g.Tensors[op.GradInputs[k]].Op = len(b.g.Ops) - 1
+		op.GradInputs[k] = b.engineGrad(x)
 	}
 	return out
 }

@@ -227,8 +227,7 @@ func (b *Builder) mul(name string, x, y TensorID, saved []TensorID) TensorID {
 		if op.GradProducts == nil {
 			op.GradProducts = []TensorID{NoTensor, NoTensor}
 		}
-		op.GradProducts[k] = b.newTensor(sprintf("%s.grad_product%d", op.Name, k), outShape, outDT, RoleTemporary)
-		b.g.Tensors[op.GradProducts[k]].Op = len(b.g.Ops) - 1
+		op.GradProducts[k] = b.ofLastOp(b.newTensor(sprintf("%s.grad_product%d", op.Name, k), outShape, outDT, RoleTemporary))
 	}
 	return out
 }
@@ -294,8 +293,7 @@ func (b *Builder) LlamaRMSNorm(name string, x, w TensorID) TensorID {
 			// weight's, and cast to the input's dtype by the engine after
 			// the reduction (measured).
 			op := &b.g.Ops[len(b.g.Ops)-1]
-			op.GradProducts = []TensorID{b.newTensor(name+".mul_weight.grad_product0", ns, odt, RoleTemporary)}
-			b.g.Tensors[op.GradProducts[0]].Op = len(b.g.Ops) - 1
+			op.GradProducts = []TensorID{b.ofLastOp(b.newTensor(name+".mul_weight.grad_product0", ns, odt, RoleTemporary))}
 		}
 		b.HoldUntilLastOp(variance, hn)
 	})

@@ -575,9 +575,7 @@ func (b *Builder) CatParam(name string, p, x TensorID, dim int) TensorID {
 	if b.err == nil && b.DType(x) != dt && b.T(x).RequiresGrad {
 		op := &b.g.Ops[len(b.g.Ops)-1]
 		if len(op.GradInputs) > 0 {
-			t := b.g.Tensors[x]
-			op.GradInputs[0] = b.newTensor(b.join("grad(", t.Name, ")"), t.Shape, t.DType, RoleActivationGradient)
-			b.g.Tensors[op.GradInputs[0]].Op = len(b.g.Ops) - 1
+			op.GradInputs[0] = b.engineGrad(x)
 		}
 	}
 	return out
