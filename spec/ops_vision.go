@@ -741,16 +741,19 @@ func (t *convTable) remove(k convKey) {
 	}
 	delete(t.ws, k)
 	shape := k.shape()
-	bs := t.batches[shape]
-	if i, found := slices.BinarySearch(bs, k.n); found {
-		t.batches[shape] = slices.Delete(bs, i, i+1)
-	}
+	t.batches[shape] = removeSorted(t.batches[shape], k.n)
 	if len(t.batches[shape]) == 0 && k.h == k.w {
 		family := k.family()
-		if i, found := slices.BinarySearch(t.sizes[family], k.h); found {
-			t.sizes[family] = slices.Delete(t.sizes[family], i, i+1)
-		}
+		t.sizes[family] = removeSorted(t.sizes[family], k.h)
 	}
+}
+
+// removeSorted drops v from the ascending list xs if it is there.
+func removeSorted(xs []int64, v int64) []int64 {
+	if i, found := slices.BinarySearch(xs, v); found {
+		return slices.Delete(xs, i, i+1)
+	}
+	return xs
 }
 
 // h200ConvWorkspacesTSV is the built-in table of the workspaces (forward,
