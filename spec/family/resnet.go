@@ -3,7 +3,6 @@ package family
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/memplan/memplan/spec"
 )
@@ -53,11 +52,6 @@ type resnet struct {
 
 func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec.Graph, error) {
 	defaults := resnetDefaults()
-	for k, v := range m.Config {
-		if _, ok := defaults[k]; !ok {
-			return nil, v.Pos.Errorf("model.config.%s: torchvision.models.%s takes no such argument (allowed: %s)", k, name, strings.Join(knownKeys(defaults), ", "))
-		}
-	}
 	// The ResNeXt and Wide ResNet constructors set groups and
 	// width_per_group themselves (_ovewrite_named_param), refusing another
 	// value.
@@ -68,38 +62,31 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 	if arch.width > 0 {
 		defaults["width_per_group"], fixed["width_per_group"] = arch.width, arch.width
 	}
-	c := newConfig(m, "torchvision.models."+name, defaults)
+	c, err := tvConfig(m, name, defaults)
+	if err != nil {
+		return nil, err
+	}
 	classes := c.Int("num_classes")
 	c.Bool("zero_init_residual")
-	r := &resnet{groups: c.Int("groups"), width: c.Int("width_per_group")}
+	groups, width := c.Int("groups"), c.Int("width_per_group")
 	if c.err != nil {
 		return nil, c.err
 	}
 	for _, key := range []string{"groups", "width_per_group"} {
-		if want, ok := fixed[key]; ok && map[string]int64{"groups": r.groups, "width_per_group": r.width}[key] != want {
+		if want, ok := fixed[key]; ok && map[string]int64{"groups": groups, "width_per_group": width}[key] != want {
 			return nil, c.pos(key).Errorf("model.config.%s: torchvision.models.%s sets %s=%d itself (allowed: %d, or leave it out)", key, name, key, want, want)
 		}
 	}
-	if !arch.bottleneck && (r.groups != 1 || r.width != 64) {
+	if !arch.bottleneck && (groups != 1 || width != 64) {
 		return nil, c.pos("groups").Errorf("model.config: torchvision's BasicBlock (%s) supports only groups=1 and width_per_group=64", name)
 	}
-	t := m.Training
-	size := t.ImageSize
-	if size == 0 {
-		size = 224
+	tv, x, y, err := tvStart(m, name, 32, "what its five stride-2 stages need", c, o)
+	if err != nil {
+		return nil, err
 	}
-	if size < 32 {
-		return nil, m.At("training").Errorf("training.image_size %d is too small for a ResNet (allowed: at least 32, the five stride-2 stages need it)", size)
-	}
-	r.pdt = t.Precision.ParamDType()
-	b := o.newBuilder(t)
-	r.b = b
-	bsz := t.BatchSize
-	x := b.Input("x", []int64{bsz, 3, size, size}, r.pdt)
-	y := spec.NoTensor
-	if t.Mode == spec.ModeTrain {
-		y = b.Input("y", []int64{bsz}, spec.Int64)
-	}
+	r := &resnet{tvnet: *tv, groups: groups, width: width}
+	b := r.b
+	bsz := m.Training.BatchSize
 
 	b.SetLayer("stem")
 	h := r.conv("conv1", x, 64, 7, 2, 3, 1)
@@ -144,20 +131,7 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 	b.SetLayer("head")
 	h = b.GlobalAvgPool("avgpool", h)
 	h = b.View("flatten", h, bsz, inplanes)
-	var fcW, fcB spec.TensorID
-	b.Scoped("fc", func() {
-		fcW = b.Param("weight", []int64{classes, inplanes}, r.pdt)
-		fcB = b.Param("bias", []int64{classes}, r.pdt)
-	})
-	logits := b.Linear("fc", h, fcW, fcB)
-	if t.Mode == spec.ModeInference {
-		return b.Finish(spec.NoTensor, logits)
-	}
-	b.SetLayer("loss")
-	loss := b.CrossEntropy("cross_entropy", logits, y)
-	// cross_entropy(model(x), y): the model output lives until the call returns.
-	b.HoldUntilLastOp(logits)
-	return b.Finish(loss)
+	return r.finish(r.linear("fc", h, classes), y)
 }
 
 // conv is a bias-free nn.Conv2d (torchvision's conv3x3/conv1x1 and the stem).

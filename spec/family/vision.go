@@ -53,10 +53,8 @@ func tvConfig(m *spec.Model, name string, defaults map[string]any) (*hfConfig, e
 
 // tvStart checks what every torchvision network here shares — the keyword
 // arguments c read, an image size of at least minSize (torchvision's
-// min_size: VGG's five 2×2 max-pools need 32, MobileNetV2's padded
-// convolutions any), no activation checkpointing, which the networks have
-// no blocks for — and makes the builder and the batch.
-func tvStart(m *spec.Model, name string, minSize int64, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
+// min_size; why says what needs it) — and makes the builder and the batch.
+func tvStart(m *spec.Model, name string, minSize int64, why string, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
 	if c.err != nil {
 		return nil, 0, 0, c.err
 	}
@@ -66,10 +64,7 @@ func tvStart(m *spec.Model, name string, minSize int64, c *hfConfig, o options) 
 		size = 224
 	}
 	if size < minSize {
-		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, what its five 2×2 max-pools need)", size, name, minSize)
-	}
-	if t.ActivationCheckpointing {
-		return nil, 0, 0, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
+		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, %s)", size, name, minSize, why)
 	}
 	r = &tvnet{pdt: t.Precision.ParamDType(), b: o.newBuilder(t)}
 	x = r.b.Input("x", []int64{t.BatchSize, 3, size, size}, r.pdt)
@@ -78,6 +73,15 @@ func tvStart(m *spec.Model, name string, minSize int64, c *hfConfig, o options) 
 		y = r.b.Input("y", []int64{t.BatchSize}, spec.Int64)
 	}
 	return r, x, y, nil
+}
+
+// refuseCheckpointing refuses activation checkpointing for a network with
+// no blocks to checkpoint.
+func refuseCheckpointing(m *spec.Model, name string) error {
+	if t := m.Training; t.ActivationCheckpointing {
+		return t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
+	}
+	return nil
 }
 
 // finish is `cross_entropy(model(x), y)` in training (the model's output
@@ -117,8 +121,11 @@ func expandVGG(m *spec.Model, name string, cfg []int64, batchNorm bool, o option
 	classes := c.Int("num_classes")
 	c.Bool("init_weights")
 	drop := c.Float("dropout", 0, 1)
-	r, x, y, err := tvStart(m, name, 32, c, o)
+	r, x, y, err := tvStart(m, name, 32, "what its five 2×2 max-pools need", c, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseCheckpointing(m, name); err != nil {
 		return nil, err
 	}
 	b := r.b
@@ -198,8 +205,11 @@ func expandMobileNetV2(m *spec.Model, o options) (*spec.Graph, error) {
 			c.fail(key, "a custom %s is not modelled: memplan builds torchvision's default (allowed: null, or leave it out)", strings.ReplaceAll(key, "_", " "))
 		}
 	}
-	r, x, y, err := tvStart(m, name, 1, c, o)
+	r, x, y, err := tvStart(m, name, 1, "what its padded convolutions need", c, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseCheckpointing(m, name); err != nil {
 		return nil, err
 	}
 	b := r.b

@@ -90,7 +90,9 @@ func TestVisionErrors(t *testing.T) {
 		{"torchvision.mobilenet_v2", "inverted_residual_setting: [[1, 16, 1, 1]]", resnetTrain, "model.config.inverted_residual_setting: a custom inverted residual setting is not modelled"},
 		{"torchvision.mobilenet_v2", "width_mult: 0", resnetTrain, "model.config.width_mult: 0 makes every layer empty (allowed: a positive number)"},
 		{"torchvision.mobilenet_v2", "", resnetTrain + ", activation_checkpointing: true", "training.activation_checkpointing: not modelled for torchvision.mobilenet_v2"},
-		{"torchvision.vgg11", "", "batch_size: 2, image_size: 16, precision: fp32, optimizer: sgd", "too small for torchvision.vgg11 (allowed: at least 32"},
+		{"torchvision.vgg11", "", "batch_size: 2, image_size: 16, precision: fp32, optimizer: sgd", "too small for torchvision.vgg11 (allowed: at least 32, what its five 2×2 max-pools need)"},
+		{"torchvision.resnet50", "", "batch_size: 2, image_size: 16, precision: fp32, optimizer: sgd", "too small for torchvision.resnet50 (allowed: at least 32, what its five stride-2 stages need)"},
+		{"torchvision.resnet18", "bogus: 1", resnetTrain, "model.config.bogus: torchvision.models.resnet18 takes no such argument"},
 	} {
 		if _, err := vbExpand(t, c.arch, c.cfg, c.training); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s {%s}: error %v, want %q", c.arch, c.cfg, err, c.want)
