@@ -80,7 +80,7 @@ func expandResNet(m *spec.Model, name string, arch resnetArch, o options) (*spec
 	if !arch.bottleneck && (groups != 1 || width != 64) {
 		return nil, c.pos("groups").Errorf("model.config: torchvision's BasicBlock (%s) supports only groups=1 and width_per_group=64", name)
 	}
-	tv, x, y, err := tvStart(m, name, 32, "what its five stride-2 stages need", c, o)
+	tv, x, y, err := tvStart(m, name, tvLimits{minSize: 32, why: "what its five stride-2 stages need", blocks: true}, c, o)
 	if err != nil {
 		return nil, err
 	}

@@ -51,10 +51,20 @@ func tvConfig(m *spec.Model, name string, defaults map[string]any) (*hfConfig, e
 	return newConfig(m, "torchvision.models."+name, defaults), nil
 }
 
+// tvLimits are what a torchvision network takes of the training section:
+// an image size of at least minSize (torchvision's min_size; why says what
+// needs it) and, when blocks, activation checkpointing (per residual
+// block).
+type tvLimits struct {
+	minSize int64
+	why     string
+	blocks  bool
+}
+
 // tvStart checks what every torchvision network here shares — the keyword
-// arguments c read, an image size of at least minSize (torchvision's
-// min_size; why says what needs it) — and makes the builder and the batch.
-func tvStart(m *spec.Model, name string, minSize int64, why string, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
+// arguments c read, the training section against lim — and makes the
+// builder and the batch.
+func tvStart(m *spec.Model, name string, lim tvLimits, c *hfConfig, o options) (r *tvnet, x, y spec.TensorID, err error) {
 	if c.err != nil {
 		return nil, 0, 0, c.err
 	}
@@ -63,8 +73,11 @@ func tvStart(m *spec.Model, name string, minSize int64, why string, c *hfConfig,
 	if size == 0 {
 		size = 224
 	}
-	if size < minSize {
-		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, %s)", size, name, minSize, why)
+	if size < lim.minSize {
+		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, %s)", size, name, lim.minSize, lim.why)
+	}
+	if t.ActivationCheckpointing && !lim.blocks {
+		return nil, 0, 0, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
 	}
 	r = &tvnet{pdt: t.Precision.ParamDType(), b: o.newBuilder(t)}
 	x = r.b.Input("x", []int64{t.BatchSize, 3, size, size}, r.pdt)
@@ -73,15 +86,6 @@ func tvStart(m *spec.Model, name string, minSize int64, why string, c *hfConfig,
 		y = r.b.Input("y", []int64{t.BatchSize}, spec.Int64)
 	}
 	return r, x, y, nil
-}
-
-// refuseCheckpointing refuses activation checkpointing for a network with
-// no blocks to checkpoint.
-func refuseCheckpointing(m *spec.Model, name string) error {
-	if t := m.Training; t.ActivationCheckpointing {
-		return t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)
-	}
-	return nil
 }
 
 // finish is `cross_entropy(model(x), y)` in training (the model's output
@@ -121,11 +125,8 @@ func expandVGG(m *spec.Model, name string, cfg []int64, batchNorm bool, o option
 	classes := c.Int("num_classes")
 	c.Bool("init_weights")
 	drop := c.Float("dropout", 0, 1)
-	r, x, y, err := tvStart(m, name, 32, "what its five 2×2 max-pools need", c, o)
+	r, x, y, err := tvStart(m, name, tvLimits{minSize: 32, why: "what its five 2×2 max-pools need"}, c, o)
 	if err != nil {
-		return nil, err
-	}
-	if err := refuseCheckpointing(m, name); err != nil {
 		return nil, err
 	}
 	b := r.b
@@ -205,11 +206,8 @@ func expandMobileNetV2(m *spec.Model, o options) (*spec.Graph, error) {
 			c.fail(key, "a custom %s is not modelled: memplan builds torchvision's default (allowed: null, or leave it out)", strings.ReplaceAll(key, "_", " "))
 		}
 	}
-	r, x, y, err := tvStart(m, name, 1, "what its padded convolutions need", c, o)
+	r, x, y, err := tvStart(m, name, tvLimits{minSize: 1, why: "what its padded convolutions need"}, c, o)
 	if err != nil {
-		return nil, err
-	}
-	if err := refuseCheckpointing(m, name); err != nil {
 		return nil, err
 	}
 	b := r.b
