@@ -234,17 +234,22 @@ func (s *sim) layers() []LayerRow {
 		order = append(order, name)
 		return rows[name]
 	}
-	seenParam := map[spec.TensorID]bool{}
-	seenSaved := map[spec.TensorID]bool{}
+	// seen marks, by tensor id, the parameters (seenParam) and the saved
+	// storages (seenSaved) already counted.
+	const seenParam, seenSaved = 1, 2
+	seen := make([]uint8, len(g.Tensors))
+	var r *LayerRow
 	for i := range g.Ops {
 		op := &g.Ops[i]
-		r := row(op.Layer)
+		if r == nil || r.Layer != op.Layer {
+			r = row(op.Layer)
+		}
 		r.Ops++
 		for _, p := range op.Params {
-			if seenParam[p] || !g.Tensors[p].RequiresGrad {
+			if seen[p]&seenParam != 0 || !g.Tensors[p].RequiresGrad {
 				continue
 			}
-			seenParam[p] = true
+			seen[p] |= seenParam
 			r.Parameters += g.Tensors[p].Numel()
 			r.ParameterBytes += g.Tensors[p].Bytes
 			if s.train {
@@ -256,10 +261,10 @@ func (s *sim) layers() []LayerRow {
 		}
 		for _, sv := range op.Saved {
 			st := g.Storage(sv)
-			if seenSaved[st] || g.Tensors[st].Role == spec.RoleParameter || g.Tensors[st].Role == spec.RoleInput {
+			if seen[st]&seenSaved != 0 || g.Tensors[st].Role == spec.RoleParameter || g.Tensors[st].Role == spec.RoleInput {
 				continue
 			}
-			seenSaved[st] = true
+			seen[st] |= seenSaved
 			r.SavedBytes += g.Tensors[st].Bytes
 		}
 	}

@@ -22,9 +22,12 @@ type liveness struct {
 	// blockStop is the last op of a block that saves anything: the backward
 	// recompute stops there (non-reentrant checkpoint's early stop), -1 when
 	// the block saves nothing.
-	blockStop  []int
-	blockExt   [][]spec.TensorID
-	blockLocal []map[spec.TensorID]int32
+	blockStop []int
+	blockExt  [][]spec.TensorID
+	// blockLocal lists, per block, the storages it makes and reads up to
+	// its stop, each with its reads there: a recompute starts their counts
+	// over.
+	blockLocal [][]localReads
 	// releaseAfter lists, per op, the storages a Python local holds until that op has run.
 	releaseAfter [][]spec.TensorID
 	// unwind lists, per block, the storages its recompute makes that Python
@@ -61,7 +64,7 @@ func (s *sim) prepare() *liveness {
 	lv.blockStop = make([]int, nb)
 	lv.blockFirstSaver = make([]int, nb)
 	lv.blockExt = make([][]spec.TensorID, nb)
-	lv.blockLocal = make([]map[spec.TensorID]int32, nb)
+	lv.blockLocal = make([][]localReads, nb)
 	for i := range lv.blockFirst {
 		lv.blockFirst[i] = -1
 		lv.blockStop[i] = -1
@@ -96,7 +99,6 @@ func (s *sim) prepare() *liveness {
 			b := op.Block
 			if lv.blockFirst[b] < 0 {
 				lv.blockFirst[b] = i
-				lv.blockLocal[b] = map[spec.TensorID]int32{}
 			}
 			lv.blockLast[b] = i
 			if !op.NoGrad && len(op.Saved) > 0 {
@@ -110,6 +112,9 @@ func (s *sim) prepare() *liveness {
 	// External inputs and local reads of each block; mark[st] == b+1 once
 	// storage st is listed as block b's external input.
 	mark := make([]int32, n)
+	// localAt[st] is 1 + the place of storage st in the block's blockLocal
+	// while that block is listed (0: not there), cleared after each block.
+	localAt := make([]int32, n)
 	lv.unwind, lv.pastStop = make([][]spec.TensorID, nb), make([]bool, n)
 	for b := 0; b < nb; b++ {
 		if lv.blockFirst[b] < 0 {
@@ -145,12 +150,26 @@ func (s *sim) prepare() *liveness {
 			for _, in := range op.Inputs {
 				st := s.storage(in)
 				if prod := s.g.Tensors[st].Op; prod >= lv.blockFirst[b] && !lv.perm[st] {
-					lv.blockLocal[b][st]++
+					if localAt[st] == 0 {
+						lv.blockLocal[b] = append(lv.blockLocal[b], localReads{st, 0})
+						localAt[st] = int32(len(lv.blockLocal[b]))
+					}
+					lv.blockLocal[b][localAt[st]-1].reads++
 				}
 			}
 		}
+		for _, l := range lv.blockLocal[b] {
+			localAt[l.storage] = 0
+		}
 	}
 	return lv
+}
+
+// localReads is a storage a checkpoint block makes and how many of its ops,
+// up to the block's stop, read it.
+type localReads struct {
+	storage spec.TensorID
+	reads   int32
 }
 
 // maybeFree frees a storage nobody reads or holds any more.
@@ -479,8 +498,8 @@ func (s *sim) releaseSaved(i int) {
 func (s *sim) recompute(b int) error {
 	s.recomputed[b] = true
 	first, stop := s.lv.blockFirst[b], s.lv.blockStop[b]
-	for st, n := range s.lv.blockLocal[b] {
-		s.uses[st] = n
+	for _, l := range s.lv.blockLocal[b] {
+		s.uses[l.storage] = l.reads
 	}
 	for i := first; i <= stop; i++ {
 		if i == stop && s.savesOnlyInputs(i) {
