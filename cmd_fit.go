@@ -27,6 +27,9 @@ import (
 type planner struct {
 	base *spec.Model
 	prof *calibrate.Profile
+	// profiles holds the profiles of other GPUs a sweep's gpu axis names,
+	// resolved before its points run.
+	profiles map[string]*calibrate.Profile
 	// serial leaves each estimate on one core: set when the caller already
 	// runs one estimate per core (sweeps).
 	serial bool
@@ -60,12 +63,34 @@ func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, err
 	if err := m.SetAll(settings); err != nil {
 		return nil, err
 	}
+	prof, err := p.profile(m)
+	if err != nil {
+		return nil, err
+	}
 	g, err := family.Expand(m)
 	if err != nil {
 		return nil, err
 	}
 	concurrent := !p.serial && runtime.GOMAXPROCS(0) > 1
-	return estimate.Run(m, g, p.prof, estimate.Options{Version: version, Limit: limit, Concurrent: concurrent, PeaksOnly: true})
+	return estimate.Run(m, g, prof, estimate.Options{Version: version, Limit: limit, Concurrent: concurrent, PeaksOnly: true})
+}
+
+// profile returns the profile of the GPU m names: the planner's, or for a
+// variant that sets another gpu that GPU's, whose convolution workspaces it
+// then takes too.
+func (p *planner) profile(m *spec.Model) (*calibrate.Profile, error) {
+	if m.GPU == p.base.GPU {
+		return p.prof, nil
+	}
+	prof := p.profiles[m.GPU]
+	if prof == nil {
+		var err error
+		if prof, err = calibrate.Resolve(m.GPU); err != nil {
+			return nil, err
+		}
+	}
+	m.Training.ConvWorkspaces = prof.ConvTable()
+	return prof, nil
 }
 
 // fits reports whether the variant's nvidia-smi peak stays within limit;
@@ -467,7 +492,14 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		if !contains(spec.SettableKeys(), k) {
 			return fmt.Errorf("--set %q: unknown key %q (allowed: %s)", s, k, strings.Join(spec.SettableKeys(), ", "))
 		}
-		axes = append(axes, axis{k, strings.Split(v, ",")})
+		values := strings.Split(v, ",")
+		for i := range values {
+			values[i] = strings.TrimSpace(values[i])
+			if err := p.checkValue(k, values[i]); err != nil {
+				return fmt.Errorf("--set %q: %w", s, err)
+			}
+		}
+		axes = append(axes, axis{k, values})
 	}
 	header := []string{}
 	for _, a := range axes {
@@ -484,7 +516,7 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 			return
 		}
 		for _, v := range axes[i].values {
-			walk(i+1, append(cur, [2]string{axes[i].key, strings.TrimSpace(v)}))
+			walk(i+1, append(cur, [2]string{axes[i].key, v}))
 		}
 	}
 	walk(0, nil)
@@ -492,6 +524,24 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 	// are fewer points than cores.
 	p.serial = len(points) >= runtime.GOMAXPROCS(0)
 	rows := inParallel(len(points), func(i int) []string { return sweepRow(p, points[i]) })
+	if err := writeSweep(stdout, format, header, len(axes), rows); err != nil {
+		return err
+	}
+	failed := 0
+	for _, row := range rows {
+		if row[len(row)-1] != "" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d grid points could not be estimated (the error column says why)", failed, len(rows))
+	}
+	return nil
+}
+
+// writeSweep writes a sweep's rows (the values of its axes, then the peaks
+// or the error) as CSV, JSON lines or a text table.
+func writeSweep(stdout io.Writer, format string, header []string, axes int, rows [][]string) error {
 	switch format {
 	case "csv":
 		w := csv.NewWriter(stdout)
@@ -512,20 +562,40 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(append(header[:len(axes):len(axes)], "peak allocated", "peak reserved", "nvidia-smi", "peak at"), "\t"))
+	fmt.Fprintln(tw, strings.Join(append(header[:axes:axes], "peak allocated", "peak reserved", "nvidia-smi", "peak at"), "\t"))
 	for _, row := range rows {
-		cells := append([]string(nil), row[:len(axes)]...)
+		cells := append([]string(nil), row[:axes]...)
 		if e := row[len(row)-1]; e != "" {
 			cells = append(cells, "error: "+e)
 		} else {
-			a, _ := strconv.ParseInt(row[len(axes)], 10, 64)
-			rs, _ := strconv.ParseInt(row[len(axes)+1], 10, 64)
-			d, _ := strconv.ParseInt(row[len(axes)+2], 10, 64)
-			cells = append(cells, report.Size(a), report.Size(rs), report.Size(d), "iter "+row[len(axes)+3]+" "+row[len(axes)+4])
+			a, _ := strconv.ParseInt(row[axes], 10, 64)
+			rs, _ := strconv.ParseInt(row[axes+1], 10, 64)
+			d, _ := strconv.ParseInt(row[axes+2], 10, 64)
+			cells = append(cells, report.Size(a), report.Size(rs), report.Size(d), "iter "+row[axes+3]+" "+row[axes+4])
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
+}
+
+// checkValue refuses a value key cannot take, before any point runs; a
+// GPU's profile is resolved once here for every point that names it.
+func (p *planner) checkValue(key, value string) error {
+	if key != "gpu" {
+		return p.base.CheckSetting(key, value)
+	}
+	if value == p.base.GPU || p.profiles[value] != nil {
+		return nil
+	}
+	prof, err := calibrate.Resolve(value)
+	if err != nil {
+		return err
+	}
+	if p.profiles == nil {
+		p.profiles = map[string]*calibrate.Profile{}
+	}
+	p.profiles[value] = prof
+	return nil
 }
 
 func contains(list []string, s string) bool {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -87,6 +89,61 @@ func TestSweep(t *testing.T) {
 	code, out, _ = runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "training.batch_size=1", "--format", "jsonl")
 	if code != exitOK || !strings.Contains(out, `"device_used_bytes"`) {
 		t.Errorf("jsonl: exit %d %q", code, out)
+	}
+}
+
+// A sweep's gpu axis estimates each point against that GPU's profile (its
+// context, kernels and convolution workspaces), exactly as --gpu does.
+func TestSweepGPUAxis(t *testing.T) {
+	const ex = "examples/resnet50-fp32-sgd-b64.yaml"
+	code, out, stderr := runCLI("estimate", ex, "--set", "gpu=h200,a100-80gb", "--format", "csv")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("want header + 2 rows: %v %v", rows, err)
+	}
+	for _, r := range rows[1:] {
+		code, js, stderr := runCLI("estimate", ex, "--gpu", r[0], "--format", "json")
+		if code != exitOK {
+			t.Fatalf("--gpu %s: exit %d: %s", r[0], code, stderr)
+		}
+		var res struct {
+			Peak struct {
+				AllocatedBytes  int64 `json:"allocated_bytes"`
+				DeviceUsedBytes int64 `json:"device_used_bytes"`
+			} `json:"peak"`
+		}
+		if err := json.Unmarshal([]byte(js), &res); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprint(res.Peak.AllocatedBytes, " ", res.Peak.DeviceUsedBytes); r[1]+" "+r[3] != want {
+			t.Errorf("gpu=%s: sweep row %v, --gpu gives allocated and nvidia-smi %s", r[0], r, want)
+		}
+	}
+	if rows[1][3] == rows[2][3] {
+		t.Errorf("two GPUs, one nvidia-smi figure: %v", rows)
+	}
+}
+
+// A value no point could take is refused before anything runs; a point
+// that cannot be estimated keeps its row, with the error, and the sweep
+// exits 1.
+func TestSweepErrors(t *testing.T) {
+	for _, set := range []string{"training.batch_size=1,x", "gpu=h200,no-such-gpu", "training.precision=bf16,fp12"} {
+		code, out, stderr := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", set)
+		if code != exitFailed || out != "" || !strings.Contains(stderr, set) {
+			t.Errorf("--set %s: exit %d, stdout %q, stderr %q (want exit 1, nothing written, the setting named)", set, code, out, stderr)
+		}
+	}
+	code, out, stderr := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "training.seq_len=128,2048", "--format", "csv")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != exitFailed || err != nil || len(rows) != 3 || rows[1][len(rows[1])-1] != "" || !strings.Contains(rows[2][len(rows[2])-1], "n_positions") {
+		t.Errorf("one point past n_positions: exit %d, rows %q, stderr %q (want exit 1 and both rows, the second with its error)", code, rows, stderr)
+	}
+	if !strings.Contains(stderr, "1 of 2 grid points") {
+		t.Errorf("stderr %q does not count the failed points", stderr)
 	}
 }
 

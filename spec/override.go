@@ -25,6 +25,13 @@ func (m *Model) Set(key, value string) error {
 	return nil
 }
 
+// CheckSetting reports whether Set could give key this value, without the
+// checks of the whole description (which may depend on other settings): a
+// sweep refuses a malformed value before it estimates anything.
+func (m *Model) CheckSetting(key, value string) error {
+	return m.Clone().set(key, value)
+}
+
 // SetAll applies several overrides and checks the description once, after
 // the last: settings that only make sense together (data ranks and a
 // sharding that needs them) may come in any order.

@@ -85,24 +85,32 @@ func DtypeSize(name string) (int64, bool) {
 // The result must be a whole number of bytes that fits an int64. Errors
 // are *SizeError values that name what is allowed.
 func ParseSize(s string) (int64, error) {
-	compact := strings.Map(func(r rune) rune {
-		switch {
-		case unicode.IsSpace(r):
+	plain := strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
 			return -1
-		case r == '×' || r == 'X':
-			return 'x'
 		}
 		return r
 	}, s)
-	if compact == "" {
+	if plain == "" {
 		return 0, &SizeError{Input: s, Reason: "empty; want a size such as " + sizeExamples}
 	}
-	if strings.HasPrefix(compact, "-") {
+	if strings.HasPrefix(plain, "-") {
 		return 0, &SizeError{Input: s, Reason: "a size cannot be negative"}
 	}
-	if dims, dtype, ok := splitShape(compact); ok {
-		return parseShape(s, dims, dtype)
+	shape := strings.Map(func(r rune) rune {
+		if r == '×' || r == 'X' {
+			return 'x'
+		}
+		return r
+	}, plain)
+	if dims, dtype, ok := splitShape(shape); ok {
+		// One number and a word that is no dtype ("80XB") is a size with
+		// a mistyped unit, not a shape.
+		if _, known := DtypeSize(dtype); len(dims) > 1 || dtype == "" || known {
+			return parseShape(s, dims, dtype)
+		}
 	}
+	compact := plain
 	i := 0
 	for i < len(compact) && (compact[i] >= '0' && compact[i] <= '9' || compact[i] == '.') {
 		i++

@@ -59,6 +59,8 @@ func TestParseSize(t *testing.T) {
 		{"1.2.3MiB", "no number"},
 		{"1024x1024xfp33", "unknown dtype"},
 		{"1024x", "unknown unit"},
+		{"80XB", `unknown unit "XB"`},
+		{"80xGiB", `unknown unit "xGiB"`},
 		{"x1024", "no number"},
 		{"99999999999999999999", "int64"},
 		{"9000PiB", "int64"},

@@ -5,7 +5,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -15,7 +17,14 @@ func Write(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		// The temporary file's name means nothing to the reader: say what
+		// is wrong with the folder.
+		if st, serr := os.Stat(dir); serr != nil {
+			return fmt.Errorf("writing %s: folder %s: %w", path, dir, withoutPath(serr))
+		} else if !st.IsDir() {
+			return fmt.Errorf("writing %s: %s is not a folder", path, dir)
+		}
+		return fmt.Errorf("writing %s: cannot create a file in %s: %w", path, dir, withoutPath(err))
 	}
 	defer func() {
 		if err != nil {
@@ -44,4 +53,14 @@ func Write(path string, data []byte) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// withoutPath returns the cause of a *fs.PathError (the message already
+// names the path), or err.
+func withoutPath(err error) error {
+	var perr *fs.PathError
+	if errors.As(err, &perr) {
+		return perr.Err
+	}
+	return err
 }

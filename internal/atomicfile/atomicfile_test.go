@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +25,13 @@ func TestWrite(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v", st.Mode())
 	}
-	if err := Write(filepath.Join(dir, "missing", "b.txt"), []byte("x")); err == nil {
-		t.Error("want an error for a missing folder")
+	missing := filepath.Join(dir, "missing")
+	if err := Write(filepath.Join(missing, "b.txt"), []byte("x")); err == nil || !errors.Is(err, fs.ErrNotExist) ||
+		err.Error() != "writing "+filepath.Join(missing, "b.txt")+": folder "+missing+": no such file or directory" {
+		t.Errorf("a missing folder: %v (want it named, and no temporary file)", err)
+	}
+	if err := Write(filepath.Join(p, "c.txt"), []byte("x")); err == nil || !strings.HasSuffix(err.Error(), p+" is not a folder") {
+		t.Errorf("a file as the folder: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
