@@ -17,6 +17,7 @@ func runAlloc(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "memplan alloc: no requests (give sizes such as 4MiB or 1024x1024xfp32, and free:N)")
 		fs.Usage()
 		return exitUsage
 	}

@@ -21,6 +21,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "memplan calibrate: takes no arguments (descriptions go after --convs), got %d%s\n", len(pos), listed(pos))
 		fs.Usage()
 		return exitUsage
 	}

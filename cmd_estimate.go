@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -55,9 +58,9 @@ func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
 
 func runEstimate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("estimate", "FILE [--format text|json] [--gpu NAME|FILE] [-o FILE]", stderr)
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text or json (with --set: text, jsonl or csv)")
 	gpu := fs.String("gpu", "", "GPU profile: a built-in name ("+strings.Join(calibrate.BuiltinNames(), ", ")+") or a calibration file; default: the description's gpu")
-	out := fs.String("o", "", "write a report file instead of printing: .html, .xlsx, .json or .txt")
+	out := fs.String("o", "", "write a file instead of printing: a report (.html, .xlsx, .json, .txt); with --set the grid (.csv, .jsonl, .txt); with --events the events (.tsv, .txt)")
 	events := fs.Bool("events", false, "print every allocator event of iteration 1 and the steady state (tab-separated) instead of the summary")
 	var sets listFlag
 	fs.Var(&sets, "set", "sweep: key=v1,v2,… (repeatable; keys: "+strings.Join(spec.SettableKeys(), ", ")+"); prints one row per grid point (--format text|jsonl|csv)")
@@ -65,27 +68,89 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	if len(sets) > 0 {
-		if *format != "text" && *format != "jsonl" && *format != "json" && *format != "csv" {
-			fmt.Fprintf(stderr, "memplan estimate: --format %q with --set (allowed: text, jsonl, csv)\n", *format)
-			return exitUsage
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "memplan estimate: "+format+"\n", a...)
+		return exitUsage
+	}
+	formatGiven := false
+	fs.Visit(func(f *flag.Flag) { formatGiven = formatGiven || f.Name == "format" })
+	// What is written, and as what: --format, or the extension of -o
+	// (the two must agree when both are given).
+	var allowed map[string]string // format by extension of -o
+	switch {
+	case len(sets) > 0 && *events:
+		return usage("--events and --set do not go together (a sweep prints one row per point)")
+	case len(sets) > 0:
+		if *format == "json" {
+			*format = "jsonl"
 		}
-		if err := sweep(pos[0], *gpu, *format, sets, stdout); err != nil {
+		if *format != "text" && *format != "jsonl" && *format != "csv" {
+			return usage("--format %q with --set (allowed: text, jsonl, csv)", *format)
+		}
+		allowed = map[string]string{".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".txt": "text"}
+	case *events:
+		if formatGiven && *format != "text" {
+			return usage("--format %q with --events (the events are tab-separated text)", *format)
+		}
+		allowed = map[string]string{".tsv": "text", ".txt": "text"}
+	default:
+		if *format != "text" && *format != "json" {
+			return usage("--format %q (allowed: text, json)", *format)
+		}
+		allowed = map[string]string{".json": "json", ".txt": "text", ".html": "html", ".xlsx": "xlsx"}
+	}
+	if *out != "" {
+		ext := strings.ToLower(filepath.Ext(*out))
+		byExt, ok := allowed[ext]
+		if !ok {
+			return usage("-o %s: unknown extension %q (allowed here: %s)", *out, filepath.Ext(*out), strings.Join(sortedKeys(allowed), ", "))
+		}
+		if formatGiven && byExt != *format {
+			return usage("--format %s and -o %s disagree (the extension sets the format; give one of them)", *format, *out)
+		}
+		*format = byExt
+	}
+	if len(sets) > 0 {
+		var buf bytes.Buffer
+		w := stdout
+		if *out != "" {
+			w = &buf
+		}
+		err := sweep(pos[0], *gpu, *format, sets, w)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return usage("%v", err)
+		}
+		var pf pointsFailed
+		if *out != "" && (err == nil || errors.As(err, &pf)) {
+			if werr := writeFileAtomic(*out, buf.Bytes()); werr != nil {
+				return fail(stderr, werr)
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", *out)
+		}
+		if err != nil {
 			return fail(stderr, err)
 		}
 		return exitOK
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "memplan estimate: --format %q (allowed: text, json)\n", *format)
-		return exitUsage
 	}
 	r, err := estimateFile(pos[0], *gpu, *out != "" || *events)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	if *events {
-		if err := report.WriteEvents(stdout, r); err != nil {
+		var buf bytes.Buffer
+		w := stdout
+		if *out != "" {
+			w = &buf
+		}
+		if err := report.WriteEvents(w, r); err != nil {
 			return fail(stderr, err)
+		}
+		if *out != "" {
+			if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+				return fail(stderr, err)
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", *out)
 		}
 		return exitOK
 	}
@@ -105,6 +170,16 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	return exitOK
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // writeReport renders r into path by its extension, atomically.
@@ -135,6 +210,10 @@ func runShapes(args []string, stdout, stderr io.Writer) int {
 	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
 		return code
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "memplan shapes: --format %q (allowed: text, json)\n", *format)
+		return exitUsage
 	}
 	_, g, err := loadModel(pos[0])
 	if err != nil {

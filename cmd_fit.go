@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -486,17 +487,23 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 	var axes []axis
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
+		k = strings.TrimSpace(k)
 		if !ok || v == "" {
-			return fmt.Errorf("--set %q: want key=v1,v2,… (keys: %s)", s, strings.Join(spec.SettableKeys(), ", "))
+			return usageError{fmt.Errorf("--set %q: want key=v1,v2,… (keys: %s)", s, strings.Join(spec.SettableKeys(), ", "))}
 		}
 		if !contains(spec.SettableKeys(), k) {
-			return fmt.Errorf("--set %q: unknown key %q (allowed: %s)", s, k, strings.Join(spec.SettableKeys(), ", "))
+			return usageError{fmt.Errorf("--set %q: unknown key %q (allowed: %s)", s, k, strings.Join(spec.SettableKeys(), ", "))}
+		}
+		for _, a := range axes {
+			if a.key == k {
+				return usageError{fmt.Errorf("--set %q: %s is already an axis (give all its values in one --set: %s=%s,%s)", s, k, k, strings.Join(a.values, ","), v)}
+			}
 		}
 		values := strings.Split(v, ",")
 		for i := range values {
 			values[i] = strings.TrimSpace(values[i])
 			if err := p.checkValue(k, values[i]); err != nil {
-				return fmt.Errorf("--set %q: %w", s, err)
+				return usageError{fmt.Errorf("--set %q: %w", s, err)}
 			}
 		}
 		axes = append(axes, axis{k, values})
@@ -534,9 +541,22 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d grid points could not be estimated (the error column says why)", failed, len(rows))
+		return pointsFailed{failed, len(rows)}
 	}
 	return nil
+}
+
+// usageError is a sweep's --set that cannot be run at all (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// pointsFailed: the sweep wrote every row, and some could not be estimated.
+type pointsFailed struct{ failed, total int }
+
+func (e pointsFailed) Error() string {
+	return fmt.Sprintf("%d of %d grid points could not be estimated (the error column says why)", e.failed, e.total)
 }
 
 // writeSweep writes a sweep's rows (the values of its axes, then the peaks
@@ -549,13 +569,22 @@ func writeSweep(stdout io.Writer, format string, header []string, axes int, rows
 		w.WriteAll(rows)
 		return w.Error()
 	case "json", "jsonl":
-		enc := json.NewEncoder(stdout)
+		// One object a line, keys in the header's order; numbers, booleans
+		// and a null error are written as such.
 		for _, row := range rows {
-			obj := map[string]string{}
+			var line bytes.Buffer
+			line.WriteByte('{')
 			for i, h := range header {
-				obj[h] = row[i]
+				if i > 0 {
+					line.WriteByte(',')
+				}
+				k, _ := json.Marshal(h)
+				line.Write(k)
+				line.WriteByte(':')
+				line.Write(jsonCell(row[i], i < axes, i >= axes && i < axes+4))
 			}
-			if err := enc.Encode(obj); err != nil {
+			line.WriteString("}\n")
+			if _, err := stdout.Write(line.Bytes()); err != nil {
 				return err
 			}
 		}
@@ -596,6 +625,28 @@ func (p *planner) checkValue(key, value string) error {
 	}
 	p.profiles[value] = prof
 	return nil
+}
+
+// jsonCell writes one cell of a sweep's row: an axis value as a number or
+// boolean when it reads as one (else a string), a count (a peak, the
+// iteration) as a number, the phase and the error as strings; an empty
+// cell (a failed point's peaks, a point without error) is null.
+func jsonCell(v string, axis, count bool) []byte {
+	switch {
+	case axis:
+		if _, err := strconv.ParseFloat(v, 64); err == nil && json.Valid([]byte(v)) {
+			return []byte(v)
+		}
+		if b, err := strconv.ParseBool(v); err == nil {
+			return []byte(strconv.FormatBool(b))
+		}
+	case v == "":
+		return []byte("null")
+	case count:
+		return []byte(v)
+	}
+	q, _ := json.Marshal(v)
+	return q
 }
 
 func contains(list []string, s string) bool {

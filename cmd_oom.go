@@ -15,6 +15,7 @@ func runOOM(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) > 1 {
+		fmt.Fprintf(stderr, "memplan oom: want at most one file (or - for standard input), got %d%s\n", len(pos), listed(pos))
 		fs.Usage()
 		return exitUsage
 	}

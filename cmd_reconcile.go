@@ -22,6 +22,7 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) != 2 {
+		fmt.Fprintf(stderr, "memplan reconcile: want a description and a measured run, got %d arguments%s\n", len(pos), listed(pos))
 		fs.Usage()
 		return exitUsage
 	}

@@ -23,6 +23,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) != 1 || *out == "" {
+		if len(pos) != 1 {
+			fmt.Fprintf(stderr, "memplan report: want one description file, got %d arguments%s\n", len(pos), listed(pos))
+		} else {
+			fmt.Fprintln(stderr, "memplan report: -o is required (the report to write: .html, .xlsx, .json or .txt)")
+		}
 		fs.Usage()
 		return exitUsage
 	}

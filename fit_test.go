@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -83,7 +86,7 @@ func TestSweep(t *testing.T) {
 		}
 		prev = v
 	}
-	if code, _, _ := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "training.bogus=1"); code != exitFailed {
+	if code, _, _ := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "training.bogus=1"); code != exitUsage {
 		t.Errorf("unknown --set key: exit %d", code)
 	}
 	code, out, _ = runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "training.batch_size=1", "--format", "jsonl")
@@ -127,14 +130,27 @@ func TestSweepGPUAxis(t *testing.T) {
 	}
 }
 
-// A value no point could take is refused before anything runs; a point
-// that cannot be estimated keeps its row, with the error, and the sweep
-// exits 1.
+// A value no point could take, or an axis given twice, is refused before
+// anything runs (exit 2); a point that cannot be estimated keeps its row,
+// with the error, and the sweep exits 1.
 func TestSweepErrors(t *testing.T) {
-	for _, set := range []string{"training.batch_size=1,x", "gpu=h200,no-such-gpu", "training.precision=bf16,fp12"} {
-		code, out, stderr := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", set)
-		if code != exitFailed || out != "" || !strings.Contains(stderr, set) {
-			t.Errorf("--set %s: exit %d, stdout %q, stderr %q (want exit 1, nothing written, the setting named)", set, code, out, stderr)
+	for _, sets := range [][]string{{"training.batch_size=1,x"}, {"gpu=h200,no-such-gpu"}, {"training.precision=bf16,fp12"},
+		{"training.batch_size=1,2", "training.batch_size=4"}} {
+		args := []string{"estimate", "examples/gpt2-fp32-adamw-b8.yaml"}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		code, out, stderr := runCLI(args...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, sets[len(sets)-1]) {
+			t.Errorf("--set %v: exit %d, stdout %q, stderr %q (want exit 2, nothing written, the setting named)", sets, code, out, stderr)
+		}
+	}
+	// A setting the model does not read is refused as it is in the YAML.
+	for _, c := range [][2]string{{"examples/resnet50-fp32-sgd-b64.yaml", "training.seq_len=128"}, {"examples/gpt2-fp32-adamw-b8.yaml", "training.image_size=224"},
+		{"examples/gpt2-fp32-adamw-b8.yaml", "training.momentum=0.9"}} {
+		code, out, _ := runCLI("estimate", c[0], "--set", c[1], "--format", "csv")
+		if code != exitFailed || !strings.Contains(out, "allowed") {
+			t.Errorf("%s --set %s: exit %d, %q (want the point refused, exit 1)", c[0], c[1], code, out)
 		}
 	}
 	code, out, stderr := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "training.seq_len=128,2048", "--format", "csv")
@@ -144,6 +160,67 @@ func TestSweepErrors(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "1 of 2 grid points") {
 		t.Errorf("stderr %q does not count the failed points", stderr)
+	}
+}
+
+// Sweeps write -o files by extension, as CSV, JSON lines (numbers as
+// numbers, null where a failed point has no figure) or text; --format must
+// agree with the extension; --events writes its table to -o too.
+func TestSweepAndEventsFiles(t *testing.T) {
+	dir := t.TempDir()
+	const ex = "examples/gpt2-fp32-adamw-b8.yaml"
+	csvFile, jsonl := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.jsonl")
+	if code, _, stderr := runCLI("estimate", ex, "--set", "training.batch_size=1,2", "-o", csvFile); code != exitOK {
+		t.Fatalf("-o s.csv: exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(csvFile)
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(rows) != 3 || rows[0][0] != "training.batch_size" {
+		t.Errorf("s.csv: %q %v", data, err)
+	}
+	code, _, _ := runCLI("estimate", ex, "--set", "training.seq_len=128,2048", "--set", "training.activation_checkpointing=true", "-o", jsonl)
+	if code != exitFailed {
+		t.Errorf("a failed point: exit %d, want 1 (and the file written)", code)
+	}
+	data, _ = os.ReadFile(jsonl)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("s.jsonl: %q", data)
+	}
+	var ok, failed map[string]any
+	if json.Unmarshal([]byte(lines[0]), &ok) != nil || json.Unmarshal([]byte(lines[1]), &failed) != nil {
+		t.Fatalf("s.jsonl is not JSON lines: %q", data)
+	}
+	if _, num := ok["device_used_bytes"].(float64); !num || ok["training.seq_len"] != 128.0 || ok["training.activation_checkpointing"] != true || ok["error"] != nil {
+		t.Errorf("a point that ran: %v (want numbers, a boolean and a null error)", ok)
+	}
+	if failed["device_used_bytes"] != nil || failed["error"] == nil {
+		t.Errorf("a failed point: %v (want null figures and the error)", failed)
+	}
+	for _, args := range [][]string{
+		{"--set", "training.batch_size=1", "-o", filepath.Join(dir, "s.xlsx")},
+		{"--set", "training.batch_size=1", "--format", "csv", "-o", filepath.Join(dir, "s.txt")},
+		{"--events", "-o", filepath.Join(dir, "e.json")},
+		{"--format", "json", "-o", filepath.Join(dir, "r.txt")},
+		{"-o", filepath.Join(dir, "r.csv")},
+	} {
+		if code, _, stderr := runCLI(append([]string{"estimate", ex}, args...)...); code != exitUsage || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q (want 2 and why)", args, code, stderr)
+		}
+	}
+	events := filepath.Join(dir, "e.tsv")
+	if code, _, stderr := runCLI("estimate", ex, "--events", "-o", events); code != exitOK {
+		t.Fatalf("--events -o e.tsv: exit %d: %s", code, stderr)
+	}
+	_, printed, _ := runCLI("estimate", ex, "--events")
+	if data, _ := os.ReadFile(events); string(data) != printed || len(data) == 0 {
+		t.Errorf("e.tsv (%d bytes) is not what --events prints (%d bytes)", len(data), len(printed))
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
 	}
 }
 

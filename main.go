@@ -106,7 +106,7 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: memplan %s %s\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "usage: memplan %s %s\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -123,13 +123,20 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // It returns the positionals, and an exit code >= 0 when the caller must stop.
 func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int) {
 	var pos []string
+	usage := fs.Usage
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stdout)
-				fs.Usage()
-				return nil, exitOK
-			}
+		// The flag package prints the usage itself on -help and on a bad
+		// flag; it is printed once here instead: to stdout when asked for.
+		fs.Usage = func() {}
+		err := fs.Parse(args)
+		fs.Usage = usage
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return nil, exitOK
+		}
+		if err != nil {
+			fs.Usage()
 			return nil, exitUsage
 		}
 		args = fs.Args()
@@ -145,10 +152,19 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int
 func parseFile(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int) {
 	pos, code := parseArgs(fs, args, stdout)
 	if code < 0 && len(pos) != 1 {
+		fmt.Fprintf(fs.Output(), "memplan %s: want one description file, got %d arguments%s\n", fs.Name(), len(pos), listed(pos))
 		fs.Usage()
 		return nil, exitUsage
 	}
 	return pos, code
+}
+
+// listed returns ": a b" for arguments a and b, or "" for none.
+func listed(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(args, " ")
 }
 
 // fail prints a one-line error and returns exit code 1.
@@ -164,6 +180,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "memplan version: takes no arguments, got %d%s\n", len(pos), listed(pos))
 		fs.Usage()
 		return exitUsage
 	}

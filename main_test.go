@@ -46,6 +46,24 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// --help prints the usage once, on stdout; a wrong number of arguments
+// says what was wrong before the usage.
+func TestUsageMessages(t *testing.T) {
+	for _, cmd := range []string{"estimate", "check", "fit", "report", "shapes", "alloc", "oom", "reconcile", "calibrate", "version"} {
+		code, out, stderr := runCLI(cmd, "--help")
+		if code != exitOK || strings.Count(out, "usage: memplan "+cmd) != 1 || stderr != "" {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q (want the usage once, on stdout)", cmd, code, out, stderr)
+		}
+	}
+	for _, args := range [][]string{{"check", "a.yaml", "b.yaml"}, {"version", "extra"}, {"reconcile", "a.yaml"}, {"report", "examples/seed-10m-adam.yaml"}, {"alloc"}} {
+		code, _, stderr := runCLI(args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != exitUsage || !strings.HasPrefix(first, "memplan "+args[0]+": ") || strings.Count(stderr, "usage: ") != 1 {
+			t.Errorf("%v: exit %d, stderr %q (want exit 2, a line saying what is wrong, then the usage once)", args, code, stderr)
+		}
+	}
+}
+
 // The seed check of issue 2: 10,000,000 fp32 parameters with Adam hold
 // 160 MB = 152.6 MiB of model states before activations, units labeled.
 func TestSeedModelStates(t *testing.T) {

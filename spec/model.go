@@ -33,8 +33,14 @@ type PosError struct {
 	Msg string
 }
 
-// Error prints file:line:col: message.
-func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Msg }
+// Error prints file:line:col: message — or the message alone for a
+// setting no line of the file holds (an override such as --set).
+func (e *PosError) Error() string {
+	if e.Pos == (Pos{}) {
+		return e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
 
 // Mode is training or inference.
 type Mode int

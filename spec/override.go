@@ -51,8 +51,27 @@ func (m *Model) SetAll(kvs [][2]string) error {
 	return nil
 }
 
-// set applies one override without checking the whole description.
+// set applies one override without checking the whole description. The
+// key counts as given, as in the YAML, for the checks that refuse a
+// setting the model does not read (seq_len of an image model, momentum
+// without SGD); its position is none, since no line of the file holds it.
 func (m *Model) set(key, value string) error {
+	if err := m.setValue(key, value); err != nil {
+		return err
+	}
+	if k, ok := strings.CutPrefix(key, "training."); ok {
+		t := &m.Training
+		pos := make(map[string]Pos, len(t.Pos)+1) // t.Pos is shared with the model this was cloned from
+		for k, v := range t.Pos {
+			pos[k] = v
+		}
+		pos[k] = Pos{}
+		t.Pos = pos
+	}
+	return nil
+}
+
+func (m *Model) setValue(key, value string) error {
 	t := &m.Training
 	bad := func(allowed string) error {
 		return fmt.Errorf("setting %s=%s: invalid value (allowed: %s)", key, value, allowed)
@@ -90,11 +109,12 @@ func (m *Model) set(key, value string) error {
 	case "training.optimizer":
 		i, err = enum(optimizerNames)
 		t.Optimizer = Optimizer(i)
-		if err == nil && t.Optimizer != OptimizerSGD {
-			// momentum is SGD's: switching away drops it (the map of
-			// positions is shared with the model this was cloned from).
+		if p, ok := t.Pos["momentum"]; err == nil && t.Optimizer != OptimizerSGD && (!ok || p.Line > 0) {
+			// momentum is SGD's: switching away drops the file's (the map
+			// of positions is shared with the model this was cloned from);
+			// a momentum also set by an override stays, and is refused.
 			t.Momentum = 0
-			if _, ok := t.Pos["momentum"]; ok {
+			if ok {
 				pos := make(map[string]Pos, len(t.Pos))
 				for k, v := range t.Pos {
 					if k != "momentum" {
