@@ -27,19 +27,24 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	f := *format
-	if f == "" {
-		switch strings.ToLower(filepath.Ext(*out)) {
-		case ".html", ".htm":
-			f = "html"
-		case ".json":
-			f = "json"
-		default:
-			f = "text"
-		}
-	}
-	if f != "text" && f != "html" && f != "json" {
+	if f != "" && f != "text" && f != "html" && f != "json" {
 		fmt.Fprintf(stderr, "memplan reconcile: --format %q (allowed: text, html, json)\n", f)
 		return exitUsage
+	}
+	if *out != "" {
+		byExt := map[string]string{".html": "html", ".htm": "html", ".json": "json", ".txt": "text"}[strings.ToLower(filepath.Ext(*out))]
+		switch {
+		case byExt == "":
+			fmt.Fprintf(stderr, "memplan reconcile: -o %s: unknown extension %q (allowed: .html, .json, .txt)\n", *out, filepath.Ext(*out))
+			return exitUsage
+		case f != "" && f != byExt:
+			fmt.Fprintf(stderr, "memplan reconcile: --format %s and -o %s disagree (the extension sets the format; give one of them)\n", f, *out)
+			return exitUsage
+		}
+		f = byExt
+	}
+	if f == "" {
+		f = "text"
 	}
 	m, err := reconcile.ReadMeasured(pos[1])
 	if err != nil {

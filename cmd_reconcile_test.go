@@ -112,9 +112,38 @@ func TestReconcileCLI(t *testing.T) {
 		{[]string{"reconcile", yaml, "README.md"}, exitFailed},
 		{[]string{"reconcile", "does-not-exist.yaml", measured}, exitFailed},
 		{[]string{"reconcile", "--help"}, exitOK},
+		{[]string{"reconcile", yaml, measured, "-o", filepath.Join(t.TempDir(), "r.xlsx")}, exitUsage},
+		{[]string{"reconcile", yaml, measured, "--format", "json", "-o", filepath.Join(t.TempDir(), "r.html")}, exitUsage},
 	} {
 		if code, _, _ := runCLI(c.args...); code != c.code {
 			t.Errorf("%v: exit %d, want %d", c.args, code, c.code)
 		}
+	}
+}
+
+// A measured run of another model, or from another GPU, is compared but
+// said to be so in the warnings.
+func TestReconcileWarnsOfMismatch(t *testing.T) {
+	yaml, measured := reconcileCases[0].yaml, reconcileCases[0].measured
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{yaml, "testdata/measured/h200/bert-amp-bf16-adamw-b8.json"}, "it is not the model that was measured"},
+		{[]string{yaml, measured, "--gpu", "l4"}, "the run was measured on NVIDIA H200, the estimate is for NVIDIA L4"},
+	} {
+		code, out, stderr := runCLI(append([]string{"reconcile", "--format", "json"}, c.args...)...)
+		var rep struct{ Warnings []string }
+		if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		if !strings.Contains(strings.Join(rep.Warnings, "\n"), c.want) {
+			t.Errorf("%v: warnings %q lack %q", c.args, rep.Warnings, c.want)
+		}
+	}
+	code, out, _ := runCLI("reconcile", "--format", "json", yaml, measured)
+	var rep struct{ Warnings []string }
+	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Warnings) != 0 {
+		t.Errorf("the matching run: exit %d, warnings %q (want none)", code, rep.Warnings)
 	}
 }

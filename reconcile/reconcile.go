@@ -240,6 +240,12 @@ func Compare(r *estimate.Result, m *Measured) *Report {
 		Parameters:   Pair{r.Model.Parameters, m.ParamCount},
 	}
 	rep.Warnings = append(rep.Warnings, r.Warnings...)
+	if p := rep.Parameters; p.Measured > 0 && p.Estimated != p.Measured {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the description has %d parameters, the measured run %d: it is not the model that was measured (case %q), so the comparison says little", p.Estimated, p.Measured, m.Case))
+	}
+	if rep.MeasuredGPU != "" && rep.GPU != "" && !strings.EqualFold(rep.MeasuredGPU, rep.GPU) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the run was measured on %s, the estimate is for %s (profile %s): context, kernels and workspaces differ between GPUs", rep.MeasuredGPU, rep.GPU, rep.Profile))
+	}
 	rep.rows(r, m)
 	rep.device(r, m)
 	rep.terms(r, m)
