@@ -360,6 +360,23 @@ func (x *xlsxWriter) summary() error {
 	if _, err := size("simulated peak allocated − allocator terms", formula(fmt.Sprintf("B%d-B%d", allocRow, inRow)), "the terms add model states whole; at the simulated peak some (e.g. gradients during backward) are only partly allocated, and blocks are rounded"); err != nil {
 		return err
 	}
+	if len(r.Warnings) == 0 {
+		return nil
+	}
+	// The estimate's warnings, as the text, JSON and HTML reports carry them.
+	row++
+	if err := f.SetCellStr(s, cell(1, row), "Warnings"); err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(s, cell(1, row), cell(1, row), x.sBold); err != nil {
+		return err
+	}
+	row++
+	for i, w := range r.Warnings {
+		if _, err := put(fmt.Sprintf("warning %d", i+1), nil, w); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -272,5 +273,16 @@ func TestXLSXKeepsNames(t *testing.T) {
 	}
 	if v, _ := f.GetCellValue(sheetSummary, "B2"); v != hostile {
 		t.Errorf("Summary!B2 = %q, want %q", v, hostile)
+	}
+	// The warnings close the Summary, each in a row, as the other reports carry them.
+	rows, _ := f.GetRows(sheetSummary)
+	var notes []string
+	for _, row := range rows {
+		if len(row) == 4 && strings.HasPrefix(row[0], "warning ") {
+			notes = append(notes, row[3])
+		}
+	}
+	if len(r.Warnings) == 0 || !slices.Equal(notes, r.Warnings) {
+		t.Errorf("Summary warnings %q, want %q", notes, r.Warnings)
 	}
 }
