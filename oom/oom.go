@@ -102,7 +102,10 @@ func (r *Report) classify() {
 	}
 	outside := r.NonPyTorch + r.OtherProcesses
 	switch {
-	case r.ReservedUnallocated >= r.Tried:
+	case r.ReservedUnallocated >= r.Tried && r.ReservedUnallocated*100 >= r.Allocated:
+		// Enough cached bytes, no block to hold them: fragmentation — when
+		// the cache is worth defragmenting (1% of the live tensors or
+		// more); 1.5 MiB cached next to 78 GiB live is a full device.
 		r.Kind = Fragmentation
 	case r.OtherProcesses > 0 && r.OtherProcesses >= r.Shortfall, r.Total > 0 && outside > r.Total/4 && outside >= r.Shortfall:
 		r.Kind = OutsideAllocator
@@ -111,7 +114,19 @@ func (r *Report) classify() {
 	}
 }
 
-func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+// gib writes a size in GiB, or in MiB, KiB or bytes when it is smaller
+// than one of the larger unit (a 512 KiB request is not "0.00 GiB").
+func gib(b int64) string {
+	switch {
+	case b >= 1<<30 || b <= -1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20 || b <= -1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
+	case b >= 1<<10 || b <= -1<<10:
+		return fmt.Sprintf("%.2f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", b)
+}
 
 // Explain writes the verdict, the numbers and the fixes that apply.
 func (r *Report) Explain() string {
@@ -142,7 +157,11 @@ func (r *Report) Explain() string {
 		}
 		b.WriteString("  - Then: NCCL buffer settings (NCCL_BUFFSIZE, fewer communicators), or route the other library through PyTorch's allocator (CuPy: cupy.cuda.set_allocator over torch.cuda.caching_allocator_alloc).\n")
 	default:
-		fmt.Fprintf(&b, "  - Live tensors hold %s; the cached reserve (%s) could not hold the request, and empty_cache() would not change that.\n", gib(r.Allocated), gib(r.ReservedUnallocated))
+		if r.ReservedUnallocated >= r.Tried {
+			fmt.Fprintf(&b, "  - Live tensors hold %s; the cached reserve (%s) is more than the %s asked for but no block of it fits, and it is too little next to the live tensors for defragmenting (expandable_segments) or empty_cache() to help.\n", gib(r.Allocated), gib(r.ReservedUnallocated), gib(r.Tried))
+		} else {
+			fmt.Fprintf(&b, "  - Live tensors hold %s; the cached reserve (%s) could not hold the request, and empty_cache() would not change that.\n", gib(r.Allocated), gib(r.ReservedUnallocated))
+		}
 		b.WriteString("  - Make the step need less: a smaller batch or sequence, activation checkpointing, bf16 or autocast, a fused optimizer; `memplan fit` shows what each buys.\n")
 	}
 	return b.String()
