@@ -1,5 +1,10 @@
 package allocator
 
+import (
+	"cmp"
+	"slices"
+)
+
 // addressSpace hands out synthetic device addresses for segments. It
 // imitates what the CUDA driver was seen to do on an H200 (CUDA 13.0,
 // driver 580): a segment that fits in free address space takes the
@@ -13,31 +18,32 @@ package allocator
 // by cudaFree is free the same way. Only the order of addresses matters:
 // PyTorch breaks ties between equally sized free blocks by address.
 type addressSpace struct {
-	bottom int64       // lowest address handed out so far
-	free   []addrRange // free ranges above bottom (given back, or left of a fresh range), sorted, coalesced
+	bottom int64 // lowest address handed out so far
+	// The free ranges above bottom (given back, or left of a fresh range),
+	// coalesced: by start and by end (to merge a range given back with its
+	// neighbours), and by width (best fit: the smallest width that fits,
+	// then the lowest start) — a model of thousands of layers leaves
+	// thousands of ranges, and a scan per segment made it quadratic.
+	byLo, byHi map[int64]int64
+	widths     []int64           // the widths free ranges have, ascending
+	los        map[int64][]int64 // by width: the starts of its ranges, descending (the lowest last)
 }
 
-type addrRange struct{ lo, hi int64 }
-
-func newAddressSpace() addressSpace { return addressSpace{bottom: 1 << 62} }
+func newAddressSpace() addressSpace {
+	return addressSpace{bottom: 1 << 62, byLo: map[int64]int64{}, byHi: map[int64]int64{}, los: map[int64][]int64{}}
+}
 
 // granule rounds a size up to the 2 MiB the driver maps.
 func granule(size int64) int64 { return (size + RoundLarge - 1) / RoundLarge * RoundLarge }
 
 func (s *addressSpace) alloc(size int64) int64 {
 	size = granule(size)
-	best := -1 // the smallest free range that fits, the lowest of equals
-	for i, r := range s.free {
-		if w := r.hi - r.lo; w >= size && (best < 0 || w < s.free[best].hi-s.free[best].lo) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		r := &s.free[best]
-		at := r.lo
-		r.lo += size
-		if r.lo == r.hi {
-			s.free = append(s.free[:best], s.free[best+1:]...)
+	if w, ok := s.smallestWidth(size); ok {
+		starts := s.los[w]
+		at := starts[len(starts)-1]
+		s.remove(at, at+w)
+		if w > size {
+			s.add(at+size, at+w)
 		}
 		return at
 	}
@@ -49,6 +55,45 @@ func (s *addressSpace) alloc(size int64) int64 {
 	return s.bottom
 }
 
+// smallestWidth returns the smallest width of a free range that holds size.
+func (s *addressSpace) smallestWidth(size int64) (int64, bool) {
+	i, _ := slices.BinarySearch(s.widths, size)
+	if i == len(s.widths) {
+		return 0, false
+	}
+	return s.widths[i], true
+}
+
+// add makes [lo, hi) a free range (it touches no other).
+func (s *addressSpace) add(lo, hi int64) {
+	s.byLo[lo], s.byHi[hi] = hi, lo
+	w := hi - lo
+	starts, ok := s.los[w]
+	if !ok {
+		i, _ := slices.BinarySearch(s.widths, w)
+		s.widths = slices.Insert(s.widths, i, w)
+	}
+	i, _ := slices.BinarySearchFunc(starts, lo, func(a, b int64) int { return cmp.Compare(b, a) })
+	s.los[w] = slices.Insert(starts, i, lo)
+}
+
+// remove takes the free range [lo, hi) out.
+func (s *addressSpace) remove(lo, hi int64) {
+	delete(s.byLo, lo)
+	delete(s.byHi, hi)
+	w := hi - lo
+	starts := s.los[w]
+	i, _ := slices.BinarySearchFunc(starts, lo, func(a, b int64) int { return cmp.Compare(b, a) })
+	starts = slices.Delete(starts, i, i+1)
+	if len(starts) > 0 {
+		s.los[w] = starts
+		return
+	}
+	delete(s.los, w)
+	j, _ := slices.BinarySearch(s.widths, w)
+	s.widths = slices.Delete(s.widths, j, j+1)
+}
+
 // freshRange is the granularity of the address ranges the driver reserves
 // for a cudaMalloc that fits in none it has free. Of 2, 16, 32 and 64 MiB,
 // 32 matches the traces' strides and makes the estimates of the 168
@@ -58,25 +103,28 @@ func (s *addressSpace) alloc(size int64) int64 {
 const freshRange = 32 << 20
 
 func (s *addressSpace) release(addr, size int64) {
-	r := addrRange{addr, addr + granule(size)}
-	i := 0
-	for i < len(s.free) && s.free[i].lo < r.lo {
-		i++
+	lo, hi := addr, addr+granule(size)
+	if prev, ok := s.byHi[lo]; ok {
+		s.remove(prev, lo)
+		lo = prev
 	}
-	if i > 0 && s.free[i-1].hi == r.lo {
-		i--
-		s.free[i].hi = r.hi
-	} else {
-		s.free = append(s.free, addrRange{})
-		copy(s.free[i+1:], s.free[i:])
-		s.free[i] = r
+	if next, ok := s.byLo[hi]; ok {
+		s.remove(hi, next)
+		hi = next
 	}
-	if i+1 < len(s.free) && s.free[i].hi == s.free[i+1].lo {
-		s.free[i].hi = s.free[i+1].hi
-		s.free = append(s.free[:i+1], s.free[i+2:]...)
+	if lo == s.bottom {
+		s.bottom = hi // the heap's lowest range gives its space back
+		return
 	}
-	if len(s.free) > 0 && s.free[0].lo == s.bottom {
-		s.bottom = s.free[0].hi
-		s.free = s.free[1:]
+	s.add(lo, hi)
+}
+
+// fingerprint mixes the free ranges and the bottom into a hash, whatever
+// the order the maps give them in.
+func (s *addressSpace) fingerprint(mix func(uint64) uint64) uint64 {
+	var sum uint64
+	for lo, hi := range s.byLo {
+		sum += mix(uint64(lo) ^ mix(uint64(hi)))
 	}
+	return mix(sum ^ uint64(s.bottom))
 }

@@ -23,10 +23,7 @@ func (a *Allocator) Fingerprint() uint64 {
 		s := a.segs[i]
 		h = mix(h ^ uint64(s.base) ^ mix(uint64(s.size)) ^ mix(uint64(s.page)<<3))
 	}
-	h = mix(h ^ uint64(a.addrs.bottom))
-	for _, r := range a.addrs.free {
-		h = mix(h ^ uint64(r.lo) ^ mix(uint64(r.hi)))
-	}
+	h = mix(h ^ a.addrs.fingerprint(mix))
 	st := a.st
 	for _, v := range []int64{st.Allocated, st.Reserved, st.Requested, st.InactiveSplit, st.Segments, st.Active} {
 		h = mix(h ^ uint64(v))
