@@ -51,6 +51,7 @@ func (s *sim) result() *Result {
 	r.Gaps = s.gaps(best, maxReserved, outside)
 	r.Inputs = s.inputs()
 	s.parallelResult(r, best) // per-rank terms and layout (parallel.go)
+	r.Warnings = append(r.Warnings, g.Warnings...)
 	if !p.Calibrated {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("GPU profile %q is uncalibrated: its context and kernel figures are rules of thumb; run `memplan calibrate` on that GPU", p.Name))
 	}

@@ -223,6 +223,9 @@ type Graph struct {
 	// in first-use order, with where its workspaces were sized from (the
 	// least measured of its passes).
 	Convs []ConvUse `json:"convs,omitempty"`
+	// Warnings are what the expansion noticed but did not refuse (a config
+	// key that looks like a misspelt one), for the estimate to pass on.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ConvUse is one convolution geometry of a graph and the source of its

@@ -120,7 +120,7 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 	bsz := t.BatchSize
 	pdt := t.Precision.ParamDType()
 	hd := d / nh
-	b := o.newBuilder(t)
+	b := c.newBuilder(o, t)
 	ids := b.Input("input_ids", []int64{bsz, seq}, spec.Int64)
 	labels := spec.NoTensor
 	if train {

@@ -53,6 +53,64 @@ func (c *hfConfig) checkShared() {
 	}
 }
 
+// newBuilder starts the graph with o's options, carrying the warnings
+// about the config's keys.
+func (c *hfConfig) newBuilder(o options, t spec.Training) *spec.Builder {
+	b := o.newBuilder(t)
+	for _, w := range c.misspelt() {
+		b.Warn(w)
+	}
+	return b
+}
+
+// misspelt warns of config keys the class does not read that are a letter
+// or two from one it does (n_embdd for n_embd): transformers keeps such a
+// key and ignores it, and so does memplan, which then takes the default.
+func (c *hfConfig) misspelt() []string {
+	var keys []string
+	for k := range c.m.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if _, known := c.defaults[k]; known || len(k) < 4 {
+			continue
+		}
+		best, dist := "", 3
+		for d := range c.defaults {
+			if e := editDistance(k, d); e < dist || e == dist && d < best {
+				best, dist = d, e
+			}
+		}
+		if best != "" {
+			out = append(out, fmt.Sprintf("%s: model.config.%s is not a %s key memplan reads (transformers keeps it and ignores it): did you mean %s? %s takes its default", c.pos(k), k, c.class, best, best))
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // null says whether key is given as null; failNull reports it for a key
 // Python would fail on as None (allowed names what the key takes).
 func (c *hfConfig) null(key string) bool {

@@ -179,3 +179,21 @@ func TestTorchvisionSkipsHFKeys(t *testing.T) {
 		t.Errorf("torchvision.resnet18 with attn_implementation: %v", err)
 	}
 }
+
+// A config key a letter or two from one the class reads is kept and
+// ignored, as transformers does, with a warning naming the key it is near;
+// keys far from any are not guessed at, and the bundled configs warn of
+// nothing.
+func TestMisspeltConfigKeyWarns(t *testing.T) {
+	g, err := expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {n_embdd: 4096, n_layer: 2, initializer_range: 0.02, completely_unrelated: 1}\ntraining: {batch_size: 1, seq_len: 64, precision: fp32, optimizer: adamw}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], "llama.yaml:4:21: model.config.n_embdd") || !strings.Contains(g.Warnings[0], "did you mean n_embd?") {
+		t.Errorf("warnings %q, want one naming n_embdd at its position and n_embd", g.Warnings)
+	}
+	g, err = expandYAML(t, llamaYAML("LlamaForCausalLM", smallCfg, ""))
+	if err != nil || len(g.Warnings) != 0 {
+		t.Errorf("a correct config: %v, warnings %q", err, g.Warnings)
+	}
+}

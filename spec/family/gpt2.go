@@ -71,7 +71,7 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	g.batch, g.seq = t.BatchSize, seq
 	g.pdt = t.Precision.ParamDType()
 	g.eager = t.Attention == spec.AttentionEager
-	b := o.newBuilder(t)
+	b := c.newBuilder(o, t)
 	b.Grow(int(layers)*40, int(layers)*100)
 	g.b = b
 	ids, labels := textBatch(b, g.batch, seq)

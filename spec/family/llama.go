@@ -327,7 +327,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	l.batch, l.seq = t.BatchSize, seq
 	l.pdt = t.Precision.ParamDType()
 	l.eager = t.Attention == spec.AttentionEager
-	b := o.newBuilder(t)
+	b := c.newBuilder(o, t)
 	b.Grow(int(l.layers)*64, int(l.layers)*160)
 	l.b = b
 	ids, labels := textBatch(b, l.batch, seq)

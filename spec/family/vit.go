@@ -83,7 +83,7 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 	np := grid * grid
 	seq := np + 1
 	hd := d / nh
-	b := o.newBuilder(t)
+	b := c.newBuilder(o, t)
 	pix := b.Input("pixel_values", []int64{bsz, channels, size, size}, pdt)
 	labels := spec.NoTensor
 	if train {
