@@ -216,6 +216,30 @@ func (p *planner) baseValue(key string) int64 {
 	return 0
 }
 
+// difference writes a verdict's margin in GiB, or in MiB (or bytes) when
+// it is too small to show in GiB: 1 byte over is not "0.00 GiB over".
+func difference(b int64) string {
+	switch {
+	case b >= 10<<20:
+		return report.GiB(b)
+	case b >= 1<<20:
+		return report.MiB(b)
+	}
+	if b == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", b)
+}
+
+// largestOrNone writes a search's answer: the value, or "none (1 does not
+// fit)" when not even 1 fits.
+func largestOrNone(n int64) string {
+	if n <= 0 {
+		return "none (1 does not fit)"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }
 
 // parsePercent reads "5%" or "0.05".
@@ -227,6 +251,8 @@ func parsePercent(s string) (float64, error) {
 	}
 	if strings.HasSuffix(strings.TrimSpace(s), "%") {
 		f /= 100
+	} else if f >= 1 {
+		return 0, fmt.Errorf("headroom %q: a share is a percentage (%s%%) or a fraction below 1 (allowed: such as 5%% or 0.05)", s, v)
 	}
 	if f >= 1 {
 		return 0, fmt.Errorf("headroom %q leaves no memory (allowed: below 100%%)", s)
@@ -265,12 +291,12 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, verdict(base.Peak.DeviceUsedBytes, limit)), nil
 	}, func() (string, error) {
 		bmax, note, err := p.largest("training.batch_size", limit)
-		return fmt.Sprintf("largest batch_size: %d%s\n", bmax, suffixNote(note)), err
+		return fmt.Sprintf("largest batch_size: %s%s\n", largestOrNone(bmax), suffixNote(note)), err
 	})
 	if t.SeqLen > 0 {
 		lines = append(lines, func() (string, error) {
 			smax, note, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", strconv.FormatInt(t.BatchSize, 10)})
-			return fmt.Sprintf("largest seq_len at batch %d: %d%s\n", t.BatchSize, smax, suffixNote(note)), err
+			return fmt.Sprintf("largest seq_len at batch %d: %s%s\n", t.BatchSize, largestOrNone(smax), suffixNote(note)), err
 		})
 	}
 	searches := len(lines)
@@ -282,6 +308,9 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			}
 			b, _, err := p.largest("training.batch_size", limit, v.settings...)
 			bs := fmt.Sprint(b)
+			if b <= 0 {
+				bs = "none"
+			}
 			if err != nil {
 				bs = "—"
 			}
@@ -304,7 +333,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, l.err)
 		}
 	}
-	fmt.Fprintf(stdout, "%s on %s (%s usable after %.0f%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), 100*h)
+	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(100*h, 'f', -1, 64))
 	for _, l := range out[:searches] {
 		fmt.Fprint(stdout, l.text)
 	}
@@ -466,10 +495,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	line := fmt.Sprintf("%s: nvidia-smi peak %s (allocated %s, reserved %s) in iteration %d %s; budget %s: ",
 		r.Name, report.GiB(pk.DeviceUsedBytes), report.GiB(pk.AllocatedBytes), report.GiB(pk.ReservedBytes), pk.Iteration, pk.Phase, report.GiB(limit))
 	if pk.DeviceUsedBytes <= limit {
-		fmt.Fprintf(stdout, "FITS %s%s headroom\n", line, report.GiB(limit-pk.DeviceUsedBytes))
+		note := ""
+		if limit > p.prof.TotalBytes {
+			// A budget past the device: the step fits the budget, but the
+			// GPU is what runs out.
+			note = fmt.Sprintf(" (the budget is more than the GPU's %s", report.GiB(p.prof.TotalBytes))
+			if pk.DeviceUsedBytes > p.prof.TotalBytes {
+				note += ", which this step does not fit"
+			}
+			note += ")"
+		}
+		fmt.Fprintf(stdout, "FITS %s%s headroom%s\n", line, difference(limit-pk.DeviceUsedBytes), note)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "DOES NOT FIT %s%s over\n", line, report.GiB(pk.DeviceUsedBytes-limit))
+	fmt.Fprintf(stdout, "DOES NOT FIT %s%s over\n", line, difference(pk.DeviceUsedBytes-limit))
 	return exitNoFit
 }
 

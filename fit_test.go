@@ -61,6 +61,45 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, _, _ := runCLI("fit", "examples/gpt2-fp32-adamw-b8.yaml", "--headroom", "120%"); code != exitUsage {
 		t.Errorf("bad headroom: exit %d", code)
 	}
+	// A bare number of 1 or more is neither a fraction nor, without its %, a percentage.
+	if code, _, stderr := runCLI("fit", "examples/gpt2-fp32-adamw-b8.yaml", "--headroom", "10"); code != exitUsage || !strings.Contains(stderr, "10%") {
+		t.Errorf("headroom 10: exit %d, %q", code, stderr)
+	}
+}
+
+// check's margin is written in the unit that shows it, a budget given as
+// printed (16.11GiB) is read to the nearest byte, and a budget beyond the
+// GPU is said to be.
+func TestCheckMargins(t *testing.T) {
+	const ex = "examples/gpt2-fp32-adamw-b8.yaml"
+	_, js, _ := runCLI("estimate", ex, "--format", "json")
+	var r struct {
+		Peak struct {
+			DeviceUsedBytes int64 `json:"device_used_bytes"`
+		} `json:"peak"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatal(err)
+	}
+	peak := r.Peak.DeviceUsedBytes
+	for _, c := range []struct {
+		budget string
+		code   int
+		want   string
+	}{
+		{fmt.Sprint(peak - 1), exitNoFit, ": 1 byte over"},
+		{fmt.Sprint(peak + 5<<20), exitOK, ": 5.0 MiB headroom"},
+		{fmt.Sprintf("%.2fGiB", float64(peak)/(1<<30)+0.01), exitOK, "headroom"},
+		{"1TiB", exitOK, "(the budget is more than the GPU's 139.80 GiB)"},
+	} {
+		code, out, stderr := runCLI("check", ex, "--budget", c.budget)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("--budget %s: exit %d, %q %q (want %d and %q)", c.budget, code, out, stderr, c.code, c.want)
+		}
+	}
+	if _, out, _ := runCLI("fit", "examples/llama3.1-405b-bf16-adamw.yaml"); !strings.Contains(out, "largest batch_size: none (1 does not fit)") {
+		t.Errorf("fit of a model that fits at no batch:\n%s", out)
+	}
 }
 
 func TestSweep(t *testing.T) {

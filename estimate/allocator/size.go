@@ -82,8 +82,10 @@ func DtypeSize(name string) (int64, bool) {
 //   - a tensor shape with an optional dtype: "1024x1024xfp32",
 //     "8x1024x768xbf16"; without a dtype the elements are fp32 (4 bytes).
 //
-// The result must be a whole number of bytes that fits an int64. Errors
-// are *SizeError values that name what is allowed.
+// A size with a unit is rounded to the nearest byte ("16.11GiB", as sizes
+// are printed); a plain count must be a whole number of bytes. The result
+// must fit an int64. Errors are *SizeError values that name what is
+// allowed.
 func ParseSize(s string) (int64, error) {
 	plain := strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
@@ -134,7 +136,12 @@ func ParseSize(s string) (int64, error) {
 	}
 	r.Mul(r, new(big.Rat).SetInt64(mult))
 	if !r.IsInt() {
-		return 0, &SizeError{Input: s, Reason: "not a whole number of bytes"}
+		if mult == 1 {
+			return 0, &SizeError{Input: s, Reason: "not a whole number of bytes"}
+		}
+		// "16.11GiB", as sizes are printed: the nearest whole byte.
+		half := new(big.Rat).Add(r, big.NewRat(1, 2))
+		r.SetInt(new(big.Int).Quo(half.Num(), half.Denom()))
 	}
 	n := r.Num()
 	if !n.IsInt64() {

@@ -39,6 +39,9 @@ func TestParseSize(t *testing.T) {
 		{"2x3xtorch.float16", 12},
 		{"1024×1024×fp32", 4 << 20},
 		{"0x7xfp32", 0},
+		{"16.11GiB", 17297980785}, // 17297980784.64: the nearest byte
+		{"1.0000000001KiB", 1024},
+		{"0.0007KiB", 1}, // 0.7168 bytes
 	} {
 		got, err := ParseSize(tc.in)
 		if err != nil || got != tc.want {

@@ -207,19 +207,26 @@ func (c *hfConfig) Int(key string) int64 {
 	if i, ok := v.(int); ok {
 		n, isInt = int64(i), true
 	}
-	if !isInt || n <= 0 || n > 1<<40 {
+	switch {
+	case !isInt || n <= 0:
 		c.fail(key, "want a positive integer, got %s", shown(v))
+		return 1
+	case n > 1<<40:
+		c.fail(key, "%d is out of range (allowed: a positive integer up to %d)", n, int64(1)<<40)
 		return 1
 	}
 	return n
 }
 
 // shown is a config value as an error message quotes it: a float64 keeps
-// its decimal point (64.0, not 64), so that "want an integer" says what is
-// wrong with it.
+// its decimal point (64.0, not 64) and a string its quotes ("12"), so that
+// "want an integer" says what is wrong with it.
 func shown(v any) string {
 	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
 		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s) + " (a string)"
 	}
 	return fmt.Sprint(v)
 }

@@ -197,3 +197,16 @@ func TestMisspeltConfigKeyWarns(t *testing.T) {
 		t.Errorf("a correct config: %v, warnings %q", err, g.Warnings)
 	}
 }
+
+// An integer key given as a string, or past any model's size, says which.
+func TestConfigIntegerMessages(t *testing.T) {
+	for cfg, want := range map[string]string{
+		`n_layer: "12"`:             `model.config.n_layer: want a positive integer, got "12" (a string)`,
+		`vocab_size: 9999999999999`: "model.config.vocab_size: 9999999999999 is out of range (allowed: a positive integer up to 1099511627776)",
+	} {
+		_, err := expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {"+cfg+"}\ntraining: {batch_size: 1, seq_len: 64, precision: fp32, optimizer: adamw}\n")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (want %q)", cfg, err, want)
+		}
+	}
+}
