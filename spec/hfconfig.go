@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -22,6 +24,17 @@ func (m *Model) loadHFConfig() error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return at.Errorf("model.hf_config: cannot read %s: %v (allowed: a path to a transformers config.json, relative to this file)", m.HFConfig, unwrapPathError(err))
+	}
+	// transformers reads it with json.load: what YAML would also take (a
+	// trailing comma, a comment, an unquoted key) is refused as Python would.
+	var parsed any
+	if err := json.Unmarshal(data, &parsed); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			return Pos{path, line, col}.Errorf("config.json is not valid JSON: %v (allowed: JSON, as transformers reads it with json.load)", se)
+		}
+		return Pos{path, 1, 1}.Errorf("config.json is not valid JSON: %v (allowed: JSON, as transformers reads it with json.load)", err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -64,4 +77,17 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// lineCol turns a byte offset into a 1-based line and column.
+func lineCol(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset-1 && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
 }

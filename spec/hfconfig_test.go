@@ -1,0 +1,32 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// config.json is JSON as transformers reads it: a trailing comma, which the
+// YAML decoder would take, is refused at its line and column.
+func TestHFConfigIsStrictJSON(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("config.json", "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"n_layer\": 2,\n}\n")
+	desc := write("m.yaml", "name: m\nmodel: {hf_config: config.json}\ntraining: {batch_size: 1, seq_len: 64, precision: fp32, optimizer: adamw}\n")
+	_, err := Load(desc)
+	want := filepath.Join(dir, "config.json") + ":4:1: config.json is not valid JSON"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("trailing comma: %v (want it refused at %s)", err, want)
+	}
+	write("config.json", "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"n_layer\": 2\n}\n")
+	if m, err := Load(desc); err != nil || m.Architecture != "GPT2LMHeadModel" {
+		t.Errorf("valid config.json: %v", err)
+	}
+}
