@@ -30,9 +30,14 @@ func runAlloc(args []string, stdout, stderr io.Writer) int {
 		var n int64
 		var freeIdx int
 		if _, err := fmt.Sscanf(arg, "free:%d", &freeIdx); err == nil {
-			if freeIdx < 1 || freeIdx > len(blocks) {
+			switch {
+			case len(blocks) == 0:
+				return fail(stderr, fmt.Errorf("alloc: %q frees request %d, but no request was made before it (allowed: free:N after the N-th size)", arg, freeIdx))
+			case freeIdx < 1 || freeIdx > len(blocks):
 				return fail(stderr, fmt.Errorf("alloc: %q frees request %d, but only %d were made (allowed: free:1 to free:%d)", arg, freeIdx, len(blocks), len(blocks)))
 			}
+			// The freed block's bytes, counted negative: what the row gives back.
+			n = -a.BlockSize(blocks[freeIdx-1])
 			if err := a.Free(blocks[freeIdx-1]); err != nil {
 				return fail(stderr, fmt.Errorf("alloc: %s: %w", arg, err))
 			}

@@ -171,6 +171,13 @@ func TestAllocCommand(t *testing.T) {
 			t.Errorf("step %d segments %q, want %q", i+1, got, want[2])
 		}
 	}
+	// A free row gives back its block's bytes; a free before any request says so.
+	if f := strings.Fields(lines[4]); f[2] != "-4194304" {
+		t.Errorf("free:1 row %q: want -4194304 bytes", lines[4])
+	}
+	if code, _, stderr := runCLI("alloc", "free:1"); code != exitFailed || !strings.Contains(stderr, "no request was made before it") {
+		t.Errorf("free:1 alone: exit %d, %q", code, stderr)
+	}
 }
 
 func TestShapes(t *testing.T) {

@@ -711,5 +711,9 @@ func errText(p Pair) string {
 	if !p.Known() {
 		return "–"
 	}
-	return fmt.Sprintf("%s (%+.1f%%)", signed(p.Error()), p.Percent())
+	pct := p.Percent()
+	if math.Abs(pct) < 0.05 {
+		return signed(p.Error()) + " (±0.0%)" // not -0.0%: a miss of a few bytes has no sign worth showing
+	}
+	return fmt.Sprintf("%s (%+.1f%%)", signed(p.Error()), pct)
 }
