@@ -631,15 +631,27 @@ func writeSweep(stdout io.Writer, format string, header []string, axes int, rows
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(append(header[:axes:axes], "peak allocated", "peak reserved", "nvidia-smi", "peak at"), "\t"))
+	// One unit a column, so that its figures compare at a glance: GiB when
+	// any of them reaches 10 GiB, MiB otherwise.
+	var sizes [3]func(int64) string
+	for c := range sizes {
+		sizes[c] = report.MiB
+		for _, row := range rows {
+			if v, err := strconv.ParseInt(row[axes+c], 10, 64); err == nil && v >= 10<<30 {
+				sizes[c] = report.GiB
+			}
+		}
+	}
 	for _, row := range rows {
 		cells := append([]string(nil), row[:axes]...)
 		if e := row[len(row)-1]; e != "" {
 			cells = append(cells, "error: "+e)
 		} else {
-			a, _ := strconv.ParseInt(row[axes], 10, 64)
-			rs, _ := strconv.ParseInt(row[axes+1], 10, 64)
-			d, _ := strconv.ParseInt(row[axes+2], 10, 64)
-			cells = append(cells, report.Size(a), report.Size(rs), report.Size(d), "iter "+row[axes+3]+" "+row[axes+4])
+			for c, size := range sizes {
+				v, _ := strconv.ParseInt(row[axes+c], 10, 64)
+				cells = append(cells, size(v))
+			}
+			cells = append(cells, "iter "+row[axes+3]+" "+row[axes+4])
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
