@@ -285,15 +285,28 @@ func ShapeBytes(name string, shape []int64, dt DType) (int64, error) {
 		}
 		hi, lo := bits.Mul64(n, uint64(d))
 		if hi != 0 || lo > 1<<62 {
-			return 0, fmt.Errorf("tensor %s: shape %s overflows int64", name, FormatShape(shape))
+			return 0, &SizeOverflowError{Tensor: name, Shape: shape, DType: dt}
 		}
 		n = lo
 	}
 	hi, lo := bits.Mul64(n, uint64(dt.Size()))
 	if hi != 0 || lo > 1<<62 {
-		return 0, fmt.Errorf("tensor %s: shape %s of %s overflows int64 bytes", name, FormatShape(shape), dt)
+		return 0, &SizeOverflowError{Tensor: name, Shape: shape, DType: dt}
 	}
 	return int64(lo), nil
+}
+
+// SizeOverflowError is a tensor whose bytes no int64 holds (2^62 and more):
+// a description's sizes beyond any device.
+type SizeOverflowError struct {
+	Tensor string
+	Shape  []int64
+	DType  DType
+}
+
+// Error names the tensor, its shape and what to lower.
+func (e *SizeOverflowError) Error() string {
+	return fmt.Sprintf("tensor %s: shape %s of %s is 2^62 bytes or more (allowed: sizes that keep every tensor below that; lower the batch, sequence or image size, or the model's dimensions)", e.Tensor, FormatShape(e.Shape), e.DType)
 }
 
 // FormatShape prints a shape as [a, b, c].

@@ -165,6 +165,10 @@ func (d *decoder) boolean(n *yaml.Node, where string) (bool, error) {
 
 // positive reads an integer in [1, max].
 func (d *decoder) positive(n *yaml.Node, where string, max int64) (int64, error) {
+	if n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value != "" && strings.Trim(n.Value, "0123456789_") == "" && n.Tag != "!!int" {
+		// digits YAML could not hold as an int: a number too large
+		return 0, d.pos(n).Errorf("%s: %s is out of range (allowed: 1 to %d)", where, n.Value, max)
+	}
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
 		return 0, d.pos(n).Errorf("%s: want a positive integer, got %s", where, yamlnode.Describe(n))
 	}

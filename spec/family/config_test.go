@@ -210,3 +210,17 @@ func TestConfigIntegerMessages(t *testing.T) {
 		}
 	}
 }
+
+// Sizes past any device stop the expansion at the training section, with
+// the tensor they broke and what to lower; digits too long for an int are
+// out of range, not "not an integer".
+func TestSizeOverflow(t *testing.T) {
+	_, err := expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {vocab_size: 1000000000}\ntraining: {batch_size: 16777216, seq_len: 1024, precision: fp32, optimizer: adamw}\n")
+	if err == nil || !strings.HasPrefix(err.Error(), "llama.yaml:5:") || !strings.Contains(err.Error(), "is 2^62 bytes or more (allowed:") {
+		t.Errorf("a 2^62-byte logits tensor: %v", err)
+	}
+	_, err = expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\ntraining: {batch_size: 99999999999999999999, seq_len: 64, precision: fp32, optimizer: adamw}\n")
+	if err == nil || !strings.Contains(err.Error(), "training.batch_size: 99999999999999999999 is out of range") {
+		t.Errorf("a batch of 20 digits: %v", err)
+	}
+}

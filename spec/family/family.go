@@ -7,6 +7,7 @@
 package family
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -89,7 +90,13 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 	if tp := m.Training.Parallel.TensorRanks(); tp > 1 && !tensorParallel()[m.Architecture] {
 		return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for %s (allowed: 1; modelled for %s)", tp, m.Architecture, strings.Join(sortedKeys(tensorParallel()), ", "))
 	}
-	return f(m, o)
+	g, err := f(m, o)
+	var overflow *spec.SizeOverflowError
+	if posErr := (*spec.PosError)(nil); errors.As(err, &overflow) && !errors.As(err, &posErr) {
+		// the sizes that made it are the training section's (or the config's)
+		return nil, m.At("training").Errorf("%v", err)
+	}
+	return g, err
 }
 
 // eagerAttention lists the architectures whose expansion models
