@@ -26,7 +26,7 @@ type addressSpace struct {
 	// thousands of ranges, and a scan per segment made it quadratic.
 	byLo, byHi map[int64]int64
 	widths     []int64           // the widths free ranges have, ascending
-	los        map[int64][]int64 // by width: the starts of its ranges, descending (the lowest last)
+	los        map[int64][]int64 // by width: the starts of its ranges, descending (the lowest last); empty for a width none has now
 }
 
 func newAddressSpace() addressSpace {
@@ -68,8 +68,8 @@ func (s *addressSpace) smallestWidth(size int64) (int64, bool) {
 func (s *addressSpace) add(lo, hi int64) {
 	s.byLo[lo], s.byHi[hi] = hi, lo
 	w := hi - lo
-	starts, ok := s.los[w]
-	if !ok {
+	starts := s.los[w]
+	if len(starts) == 0 {
 		i, _ := slices.BinarySearch(s.widths, w)
 		s.widths = slices.Insert(s.widths, i, w)
 	}
@@ -85,11 +85,10 @@ func (s *addressSpace) remove(lo, hi int64) {
 	starts := s.los[w]
 	i, _ := slices.BinarySearchFunc(starts, lo, func(a, b int64) int { return cmp.Compare(b, a) })
 	starts = slices.Delete(starts, i, i+1)
+	s.los[w] = starts // kept when empty: the width is likely to come back
 	if len(starts) > 0 {
-		s.los[w] = starts
 		return
 	}
-	delete(s.los, w)
 	j, _ := slices.BinarySearch(s.widths, w)
 	s.widths = slices.Delete(s.widths, j, j+1)
 }
