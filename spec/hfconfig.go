@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -28,7 +29,7 @@ func (m *Model) loadHFConfig() error {
 	// transformers reads it with json.load: what YAML would also take (a
 	// trailing comma, a comment, an unquoted key) is refused as Python would.
 	var parsed any
-	if err := json.Unmarshal(data, &parsed); err != nil {
+	if err := json.Unmarshal(pythonConstants(data), &parsed); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := lineCol(data, se.Offset)
@@ -90,4 +91,47 @@ func lineCol(data []byte, offset int64) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// pythonConstants returns data with the constants Python's json.load
+// accepts and JSON does not (NaN, Infinity, -Infinity) outside strings
+// written as 0 padded with spaces, offsets kept, for the validity check.
+func pythonConstants(data []byte) []byte {
+	var out []byte
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+			continue
+		}
+		for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
+			if bytes.HasPrefix(data[i:], []byte(tok)) {
+				if out == nil {
+					out = bytes.Clone(data)
+				}
+				out[i] = '0'
+				for j := 1; j < len(tok); j++ {
+					out[i+j] = ' '
+				}
+				i += len(tok) - 1
+				break
+			}
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return out
 }

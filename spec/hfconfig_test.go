@@ -29,4 +29,9 @@ func TestHFConfigIsStrictJSON(t *testing.T) {
 	if m, err := Load(desc); err != nil || m.Architecture != "GPT2LMHeadModel" {
 		t.Errorf("valid config.json: %v", err)
 	}
+	// Python's json.load takes NaN and Infinity (outside strings), so do we.
+	write("config.json", "{\"architectures\": [\"GPT2LMHeadModel\"], \"x\": NaN, \"y\": -Infinity, \"z\": \"NaN, \\\"Infinity\"}")
+	if _, err := Load(desc); err != nil {
+		t.Errorf("NaN and -Infinity as Python writes them: %v", err)
+	}
 }
