@@ -86,6 +86,21 @@ func ExpandCustom(m *Model) (*Graph, error) {
 		if b.DType(target).IsFloat() {
 			return nil, m.Loss.Pos.Errorf("cross_entropy loss: target is %s (allowed: an integer class-index input such as int64)", b.DType(target))
 		}
+		// The step flattens both: out.flatten(0, -2) against tgt.flatten().
+		xs, ts := b.Shape(x), b.Shape(target)
+		rows, n := int64(1), int64(1)
+		for _, d := range xs[:len(xs)-1] {
+			rows *= d
+		}
+		for _, d := range ts {
+			n *= d
+		}
+		if len(xs) < 2 || rows != n {
+			return nil, m.Loss.Pos.Errorf("cross_entropy loss: output %s has %d rows of class scores but target %s has %d class indices (allowed: a target of the output's shape without its last dim)", FormatShape(xs), rows, targetName, n)
+		}
+		if high := e.inputHigh(targetName); high > xs[len(xs)-1] {
+			return nil, m.Loss.Pos.Errorf("cross_entropy loss: target %s takes values below %d but the output has %d classes (allowed: high at most %d)", targetName, high, xs[len(xs)-1], xs[len(xs)-1])
+		}
 		loss = b.CrossEntropy("cross_entropy", x, target)
 	}
 	// The model's output is a Python local of the step's loss function
@@ -93,7 +108,20 @@ func ExpandCustom(m *Model) (*Graph, error) {
 	// computed, after the loss's own casts (measured under autocast: the
 	// bf16 logits are freed after cross_entropy's fp32 copy is made).
 	b.HoldUntilLastOp(x)
+	if !b.g.hasTrainable() {
+		return nil, m.At("model").Errorf("custom model has no parameters to train (allowed: a layer with weights, such as linear; the optimizer refuses an empty parameter list)")
+	}
 	return b.Finish(loss)
+}
+
+// inputHigh returns the high of the input named name (0 when not set).
+func (e *customExpander) inputHigh(name string) int64 {
+	for _, in := range e.m.Inputs {
+		if in.Name == name {
+			return in.High
+		}
+	}
+	return 0
 }
 
 type customExpander struct {
@@ -148,7 +176,10 @@ func (e *customExpander) target(inputs map[string]TensorID, first TensorID) (Ten
 		}
 	}
 	id, ok := inputs[name]
-	if !ok || id == first {
+	if ok && id == first {
+		return NoTensor, e.m.Loss.Pos.Errorf("loss target %q is the model's first input, the one its layers read (allowed: another input, named by model.loss.target; y by default)", name)
+	}
+	if !ok {
 		return NoTensor, e.m.Loss.Pos.Errorf("loss target %q is not an input (allowed: an input other than the first, named by model.loss.target; y by default)", name)
 	}
 	return id, nil
@@ -202,9 +233,22 @@ func (e *customExpander) argInt(ls LayerSpec, key string, def int64, required bo
 	}
 	n, isInt := v.V.(int64)
 	if !isInt || n < 0 || (n == 0 && key != "padding") || n > 1<<40 {
-		return 0, v.Pos.Errorf("%s.%s: want a positive integer, got %v", ls.Kind, key, v.V)
+		return 0, v.Pos.Errorf("%s.%s: want a positive integer, got %s", ls.Kind, key, describeValue(v.V))
 	}
 	return n, nil
+}
+
+// describeValue quotes an argument as an error message shows it: a string
+// with its quotes, a float with its decimal point, so that "want an
+// integer" says what is wrong.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x) + " (a string)"
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64) + " (a float)"
+	}
+	return fmt.Sprint(v)
 }
 
 func (e *customExpander) argFloat(ls LayerSpec, key string, def, lo, hi float64) (float64, error) {
@@ -305,6 +349,9 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		if a.err != nil {
 			return x, a.err
 		}
+		if !b.DType(x).IsFloat() {
+			return x, ls.Pos.Errorf("linear: input is %s (allowed: a floating input; integer indices go through an embedding first)", b.DType(x))
+		}
 		if err := e.lastDim(ls, x, "in", in); err != nil {
 			return x, err
 		}
@@ -322,8 +369,8 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		if a.err != nil {
 			return x, a.err
 		}
-		if b.DType(x).IsFloat() {
-			return x, ls.Pos.Errorf("embedding: input is %s (allowed: integer indices such as int64)", b.DType(x))
+		if dt := b.DType(x); dt != Int64 && dt != Int32 {
+			return x, ls.Pos.Errorf("embedding: input is %s (allowed: int64 or int32 indices, as F.embedding takes)", dt)
 		}
 		var w TensorID
 		b.Scoped(name, func() { w = b.Param("weight", []int64{num, dim}, pdt) })
@@ -368,9 +415,12 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		})
 		return b.LayerNorm(name, x, w, bb), nil
 	case "softmax":
-		a.Float("dim", -1, -8, 8)
-		if a.err != nil {
-			return x, a.err
+		// The kernel's memory is the same along any dim; the dim must exist.
+		if v, ok := ls.Args["dim"]; ok {
+			rank := int64(len(b.Shape(x)))
+			if d, isInt := v.V.(int64); !isInt || d < -rank || d >= rank {
+				return x, v.Pos.Errorf("softmax.dim: %s is not a dim of the %d-d input (allowed: an integer from %d to %d)", describeValue(v.V), rank, -rank, rank-1)
+			}
 		}
 		return b.Softmax(name, x), nil
 	case "conv2d":
@@ -411,6 +461,9 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		if c := b.Shape(x)[1]; c != f {
 			return x, ls.Pos.Errorf("batchnorm2d: features is %d but the input has %d channels", f, c)
 		}
+		if s := b.Shape(x); e.m.Training.Mode == ModeTrain && s[0]*s[2]*s[3] == 1 {
+			return x, ls.Pos.Errorf("batchnorm2d: input %s has one value per channel, which training batch norm refuses (allowed: batch × height × width above 1)", FormatShape(s))
+		}
 		var w, bb, rm, rv TensorID
 		b.Scoped(name, func() {
 			w = b.Param("weight", []int64{f}, pdt)
@@ -429,6 +482,9 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		pad := a.Int("padding", 0, false)
 		if a.err != nil {
 			return x, a.err
+		}
+		if 2*pad > k {
+			return x, ls.Pos.Errorf("maxpool2d: padding %d is more than half the kernel %d (allowed: at most %d, as max_pool2d requires)", pad, k, k/2)
 		}
 		return b.MaxPool2d(name, x, k, stride, pad), nil
 	case "adaptive_avgpool2d":

@@ -322,3 +322,13 @@ func FormatShape(shape []int64) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// hasTrainable reports whether any parameter requires a gradient.
+func (g *Graph) hasTrainable() bool {
+	for _, p := range g.Params {
+		if g.Tensors[p].RequiresGrad {
+			return true
+		}
+	}
+	return false
+}

@@ -127,6 +127,9 @@ func (d *decoder) fields(n *yaml.Node, where string, allowed []string, fn func(k
 			return d.pos(k).Errorf("merge keys (<<) are not supported in %s (allowed keys: %s)", where, allowedList(allowed))
 		}
 		if !contains(allowed, k.Value) {
+			if len(allowed) == 0 {
+				return d.pos(k).Errorf("unknown key %q in %s (allowed: none; it takes no arguments)", k.Value, where)
+			}
 			return d.pos(k).Errorf("unknown key %q in %s (allowed: %s)", k.Value, where, allowedList(allowed))
 		}
 		if seen[k.Value] {

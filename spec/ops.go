@@ -547,7 +547,11 @@ type Conv2dArgs struct {
 
 // ConvOut is the output size of a convolution or pooling along one dim.
 func ConvOut(in, kernel, stride, padding, dilation int64) int64 {
-	return (in+2*padding-dilation*(kernel-1)-1)/stride + 1
+	n := in + 2*padding - dilation*(kernel-1) - 1
+	if n < 0 {
+		return 0 // PyTorch floors: the window does not fit, no output
+	}
+	return n/stride + 1
 }
 
 // Conv2d is a cuDNN convolution (Conv2dCuDNN): saves input and weight; its
@@ -588,7 +592,7 @@ func (b *Builder) MaxPool2d(name string, x TensorID, kernel, stride, padding int
 	h := ConvOut(xs[2], kernel, stride, padding, 1)
 	w := ConvOut(xs[3], kernel, stride, padding, 1)
 	if h <= 0 || w <= 0 {
-		b.Fail(b.errorf("%s: input %s is too small for kernel %d stride %d", b.Path(name), FormatShape(xs), kernel, stride))
+		b.Fail(b.errorf("%s (max_pool2d): input %s is too small for kernel %d stride %d padding %d (allowed: height and width + 2 × padding at least the kernel)", b.Path(name), FormatShape(xs), kernel, stride, padding))
 		return x
 	}
 	// max_pool2d_with_indices allocates the output, then the indices (also

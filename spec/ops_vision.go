@@ -443,7 +443,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	h := ConvOut(xs[2], kh, a.Stride, a.Padding, a.Dilation)
 	wd := ConvOut(xs[3], kw, a.Stride, a.Padding, a.Dilation)
 	if h <= 0 || wd <= 0 {
-		b.Fail(b.errorf("%s: input %s is too small for kernel %d stride %d", b.Path(name), FormatShape(xs), kh, a.Stride))
+		b.Fail(b.errorf("%s (conv2d): input %s is too small for kernel %d stride %d padding %d dilation %d (allowed: height and width + 2 × padding at least the dilated kernel)", b.Path(name), FormatShape(xs), kh, a.Stride, a.Padding, a.Dilation))
 		return x
 	}
 	dt := b.DType(x)

@@ -73,6 +73,9 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 		return nil, m.Training.KeyPos("attention", m.At("training")).Errorf("training.attention eager: eager attention is not modelled for %s (allowed: sdpa; eager is modelled for %s)", what, strings.Join(sortedKeys(eagerAttention()), ", "))
 	}
 	if m.IsCustom() {
+		if tp := m.Training.Parallel.TensorRanks(); tp > 1 {
+			return nil, m.Training.KeyPos("parallel.tensor", m.At("training")).Errorf("training.parallel.tensor %d: tensor parallelism is not modelled for a custom layer graph (allowed: 1; modelled for %s)", tp, strings.Join(sortedKeys(tensorParallel()), ", "))
+		}
 		return spec.ExpandCustom(m)
 	}
 	f, ok := families()[m.Architecture]
