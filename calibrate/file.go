@@ -81,13 +81,14 @@ func Parse(data []byte, file string) (*Profile, error) {
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // yamlSyntaxError rewrites "yaml: line 3: did not find expected key" as
-// "file:3: did not find expected key" (the parser gives no column).
+// "file:3:1: YAML syntax: did not find expected key" (the parser gives no
+// column: 1, as descriptions' syntax errors read).
 func yamlSyntaxError(file string, err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s:%s: YAML syntax: %s", file, m[1], m[2])
+		return fmt.Errorf("%s:%s:1: YAML syntax: %s", file, m[1], m[2])
 	}
-	return fmt.Errorf("%s: YAML syntax: %s", file, strings.TrimPrefix(msg, "yaml: "))
+	return fmt.Errorf("%s:1:1: YAML syntax: %s", file, strings.TrimPrefix(msg, "yaml: "))
 }
 
 // strictDecoder decodes a node tree into a struct by its yaml tags,
@@ -193,6 +194,13 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 	if p.TotalBytes <= 0 {
 		return d.errorf(d.at("total_bytes", root), "total_bytes must be positive, found %d", p.TotalBytes)
 	}
+	// What every estimate adds to the allocator's figures: a profile that
+	// left one out would silently count it as 0.
+	for _, key := range []string{"context_bytes", "kernel_bytes.training", "kernel_bytes.inference", "cublas_workspace_bytes", "cublaslt_workspace_bytes"} {
+		if _, ok := d.keys[key]; !ok {
+			return d.errorf(root, "missing %s (allowed: bytes, as `memplan calibrate` writes them; a figure of 0 must be given as 0)", key)
+		}
+	}
 	for key, b := range map[string]int64{
 		"nvml_total_bytes":             p.NVMLTotalBytes,
 		"context_bytes":                p.ContextBytes,
@@ -206,6 +214,7 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 		"cublas_workspace_bytes":       p.CublasWorkspaceBytes,
 		"cublaslt_workspace_bytes":     p.CublasLtWorkspaceBytes,
 		"allocation_granularity":       p.AllocationGranularity,
+		"nccl_bytes":                   p.NCCLBytes,
 	} {
 		if b < 0 {
 			return d.errorf(d.at(key, root), "%s must not be negative, found %d", key, b)
@@ -213,6 +222,9 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 		if b >= p.TotalBytes && key != "nvml_total_bytes" {
 			return d.errorf(d.at(key, root), "%s (%d) is not below total_bytes (%d)", key, b, p.TotalBytes)
 		}
+	}
+	if g := p.AllocationGranularity; g != 0 && g&(g-1) != 0 {
+		return d.errorf(d.at("allocation_granularity", root), "allocation_granularity %d is not a power of two (allowed: the driver's page size, 2097152 on NVIDIA GPUs)", g)
 	}
 	if p.ComputeCapability < 0 || p.ComputeCapability > 200 {
 		return d.errorf(d.at("compute_capability", root), "compute_capability is major*10+minor (90 for Hopper), found %d", p.ComputeCapability)
