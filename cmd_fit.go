@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -333,7 +334,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, l.err)
 		}
 	}
-	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(100*h, 'f', -1, 64))
+	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(math.Round(100*h*1e6)/1e6, 'f', -1, 64))
 	for _, l := range out[:searches] {
 		fmt.Fprint(stdout, l.text)
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,14 +30,28 @@ func (m *Model) loadHFConfig() error {
 	}
 	// transformers reads it with json.load: what YAML would also take (a
 	// trailing comma, a comment, an unquoted key) is refused as Python would.
+	dec := json.NewDecoder(bytes.NewReader(pythonConstants(data)))
+	dec.UseNumber() // syntax only: 1e400 is Python's inf, not an error
 	var parsed any
-	if err := json.Unmarshal(pythonConstants(data), &parsed); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
-			return Pos{path, line, col}.Errorf("config.json is not valid JSON: %v (allowed: JSON, as transformers reads it with json.load)", se)
+	offset, msg := int64(0), ""
+	var se *json.SyntaxError
+	switch err := dec.Decode(&parsed); {
+	case errors.As(err, &se):
+		offset, msg = se.Offset, se.Error()
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		offset, msg = int64(len(data)), "unexpected end of JSON input"
+	case err != nil:
+		offset, msg = 1, err.Error()
+	case dec.More():
+		at := dec.InputOffset()
+		for at < int64(len(data)) && strings.ContainsRune(" \t\r\n", rune(data[at])) {
+			at++
 		}
-		return Pos{path, 1, 1}.Errorf("config.json is not valid JSON: %v (allowed: JSON, as transformers reads it with json.load)", err)
+		offset, msg = at+1, "more after the JSON object"
+	}
+	if msg != "" {
+		line, col := lineCol(data, offset)
+		return Pos{path, line, col}.Errorf("config.json is not valid JSON: %s (allowed: JSON, as transformers reads it with json.load)", msg)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

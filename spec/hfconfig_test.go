@@ -34,4 +34,13 @@ func TestHFConfigIsStrictJSON(t *testing.T) {
 	if _, err := Load(desc); err != nil {
 		t.Errorf("NaN and -Infinity as Python writes them: %v", err)
 	}
+	// 1e400 is Python's inf: a number past float64 is still JSON.
+	write("config.json", "{\"architectures\": [\"GPT2LMHeadModel\"], \"x\": 1e400}")
+	if _, err := Load(desc); err != nil {
+		t.Errorf("1e400: %v", err)
+	}
+	write("config.json", "{\"architectures\": [\"GPT2LMHeadModel\"]} {}")
+	if _, err := Load(desc); err == nil || !strings.Contains(err.Error(), ":1:40: config.json is not valid JSON: more after the JSON object") {
+		t.Errorf("a second object: %v", err)
+	}
 }

@@ -581,6 +581,19 @@ func (m *Model) validate() error {
 		}
 	}
 	t := &m.Training
+	if p, ok := t.Pos["mode"]; ok && p.Line > 0 && t.Mode == ModeInference {
+		// No optimizer step runs: its settings would be read and ignored.
+		// (A mode switched by an override keeps the file's optimizer, which
+		// is there for training.)
+		if _, set := t.Pos["optimizer"]; set && t.Optimizer != OptimizerNone {
+			return t.KeyPos("optimizer", m.At("training")).Errorf("training.optimizer %s with mode inference: an inference step runs no optimizer (allowed: none, or leave it out)", t.Optimizer)
+		}
+		for _, key := range []string{"optimizer_impl", "momentum"} {
+			if _, set := t.Pos[key]; set {
+				return t.KeyPos(key, m.At("training")).Errorf("training.%s with mode inference: an inference step runs no optimizer (allowed: leave it out)", key)
+			}
+		}
+	}
 	if _, set := t.Pos["momentum"]; set && t.Optimizer != OptimizerSGD {
 		return t.KeyPos("momentum", m.At("training")).Errorf("training.momentum is SGD's (allowed: momentum with optimizer sgd; adam and adamw keep betas, not modelled as options)")
 	}

@@ -31,7 +31,12 @@ func (p Pos) Errorf(format string, args ...any) error {
 type PosError struct {
 	Pos Pos
 	Msg string
+	// Err is the error Msg describes, when it wraps one.
+	Err error
 }
+
+// Unwrap returns the wrapped error, if any.
+func (e *PosError) Unwrap() error { return e.Err }
 
 // Error prints file:line:col: message — or the message alone for a
 // setting no line of the file holds (an override such as --set).

@@ -124,6 +124,9 @@ func ParseSize(s string) (int64, error) {
 	mult, ok := unitBytes(unit)
 	if !ok {
 		reason := "unknown unit " + quote(unit) + "; use " + unitsAllowed
+		if strings.HasPrefix(strings.ToLower(unit), "x") {
+			reason += ", or write a shape as dims and a dtype (1024x1024xfp32; dtypes: " + dtypesAllowed + ")"
+		}
 		switch strings.ToLower(unit) {
 		case "k", "m", "g", "t", "p":
 			reason = "ambiguous unit " + quote(unit) + "; use " + unitsAllowed

@@ -74,8 +74,8 @@ func (c *hfConfig) misspelt() []string {
 	sort.Strings(keys)
 	var out []string
 	for _, k := range keys {
-		if _, known := c.defaults[k]; known || len(k) < 4 {
-			continue
+		if _, known := c.defaults[k]; known || len(k) < 4 || strings.HasPrefix(k, "_") {
+			continue // a leading _ is a private attribute transformers saves (Gemma-3's _sliding_window_pattern)
 		}
 		best, dist := "", 3
 		for d := range c.defaults {

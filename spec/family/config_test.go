@@ -1,9 +1,13 @@
 package family
 
 import (
+	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/spec"
 )
 
 // TestConfigKeysThatChangeMemory: keys transformers honours that change
@@ -192,9 +196,16 @@ func TestMisspeltConfigKeyWarns(t *testing.T) {
 	if len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], "llama.yaml:4:21: model.config.n_embdd") || !strings.Contains(g.Warnings[0], "did you mean n_embd?") {
 		t.Errorf("warnings %q, want one naming n_embdd at its position and n_embd", g.Warnings)
 	}
-	g, err = expandYAML(t, llamaYAML("LlamaForCausalLM", smallCfg, ""))
-	if err != nil || len(g.Warnings) != 0 {
-		t.Errorf("a correct config: %v, warnings %q", err, g.Warnings)
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	more, _ := filepath.Glob("../../examples/*/*.yaml")
+	for _, f := range append(files, more...) {
+		m, err := spec.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, err := Expand(m); err == nil && len(g.Warnings) != 0 {
+			t.Errorf("%s: warnings %q", f, g.Warnings)
+		}
 	}
 }
 
@@ -216,8 +227,20 @@ func TestConfigIntegerMessages(t *testing.T) {
 // out of range, not "not an integer".
 func TestSizeOverflow(t *testing.T) {
 	_, err := expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {vocab_size: 1000000000}\ntraining: {batch_size: 16777216, seq_len: 1024, precision: fp32, optimizer: adamw}\n")
-	if err == nil || !strings.HasPrefix(err.Error(), "llama.yaml:5:") || !strings.Contains(err.Error(), "is 2^62 bytes or more (allowed:") {
+	var overflow *spec.SizeOverflowError
+	if err == nil || !strings.HasPrefix(err.Error(), "llama.yaml:5:") || !strings.Contains(err.Error(), "is 2^62 bytes or more (allowed:") || !errors.As(err, &overflow) {
 		t.Errorf("a 2^62-byte logits tensor: %v", err)
+	}
+	// Sizes an override made are at no line of the file.
+	m, err := spec.Parse("llama.yaml", []byte("name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {vocab_size: 1000000000}\ntraining: {batch_size: 1, seq_len: 1024, precision: fp32, optimizer: adamw}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set("training.batch_size", "16777216"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand(m); err == nil || !strings.HasPrefix(err.Error(), "tensor lm_head.out") {
+		t.Errorf("an override's overflow: %v (want no file position)", err)
 	}
 	_, err = expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\ntraining: {batch_size: 99999999999999999999, seq_len: 64, precision: fp32, optimizer: adamw}\n")
 	if err == nil || !strings.Contains(err.Error(), "training.batch_size: 99999999999999999999 is out of range") {

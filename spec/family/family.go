@@ -96,8 +96,15 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 	g, err := f(m, o)
 	var overflow *spec.SizeOverflowError
 	if posErr := (*spec.PosError)(nil); errors.As(err, &overflow) && !errors.As(err, &posErr) {
-		// the sizes that made it are the training section's (or the config's)
-		return nil, m.At("training").Errorf("%v", err)
+		// The sizes that made it are the training section's (or the
+		// config's) — unless an override set them: then no line holds them.
+		pos := m.At("training")
+		for _, k := range []string{"batch_size", "seq_len", "image_size"} {
+			if p, ok := m.Training.Pos[k]; ok && p == (spec.Pos{}) {
+				pos = spec.Pos{}
+			}
+		}
+		return nil, &spec.PosError{Pos: pos, Msg: err.Error(), Err: err}
 	}
 	return g, err
 }
