@@ -126,8 +126,8 @@ type fsdpUnit struct {
 
 func newParallelSim(s *sim) *parallelSim {
 	p := s.t.Parallel
-	if !p.Enabled() || !s.train {
-		return nil
+	if !p.ProcessGroup() || !s.train {
+		return nil // one rank: micro-batches are plain gradient accumulation (stepPhases)
 	}
 	ps := &parallelSim{s: s, p: p, n: p.ShardRanks(), raf: p.Sharding != spec.ShardingZero2}
 	switch {

@@ -737,6 +737,7 @@ def main(argv=None):
 
     precision = t["precision"]
     infer = t["mode"] == "inference"
+    micro_batches = one_rank_micro_batches(t)
     pure = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
     amp_dtype = {"amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}.get(precision)
 
@@ -832,8 +833,14 @@ def main(argv=None):
         if infer:
             phases["forward"], _ = phase(do_infer, hook=lambda: (drop("out")(), mark()))
             return phases
-        phases["forward"], _ = phase(do_forward, hook=mark)
-        phases["backward"], _ = phase(do_backward, hook=lambda: (drop("loss")(), mark()))
+        # training.parallel.micro_batches on one rank: forward + backward that
+        # many times, .grad accumulating, then one step; the phases hold the
+        # largest peak over the micro-batches (merge_phases).
+        fw, bw = [], []
+        for _ in range(micro_batches):
+            fw.append(phase(do_forward, hook=mark)[0])
+            bw.append(phase(do_backward, hook=lambda: (drop("loss")(), mark()))[0])
+        phases["forward"], phases["backward"] = merge_phases(fw), merge_phases(bw)
         if opt is not None:
             phases["optimizer"], _ = phase(do_opt, hook=mark)
         phases["zero_grad"], _ = phase(do_zero, hook=mark)
@@ -973,6 +980,31 @@ def main(argv=None):
         del rec
         gc.collect()
     return 3 if failed else 0
+
+
+def one_rank_micro_batches(t):
+    """training.parallel on one rank may only ask for micro-batches (plain
+    gradient accumulation, no process group); the rest is
+    memplan_probe_parallel.py's."""
+    par = dict(t.get("parallel") or {})
+    micro = int(par.pop("micro_batches", 1))
+    if par.get("data", 1) != 1 or par.get("tensor", 1) != 1 or par.get("sharding", "none") != "none" or set(par) - {"data", "tensor", "sharding"}:
+        raise SpecError(f"training.parallel {par}: a process group; use probe/memplan_probe_parallel.py")
+    if micro < 1 or (micro > 1 and t["mode"] != "train"):
+        raise SpecError("training.parallel.micro_batches: a positive count, more than 1 only when training")
+    return micro
+
+
+def merge_phases(runs):
+    """One phase record from several micro-batch runs: before of the first,
+    after of the last, the .peak counters the maximum."""
+    if len(runs) == 1:
+        return runs[0]
+    after = dict(runs[-1]["after"])
+    for k in after:
+        if k.endswith(".peak"):
+            after[k] = max(r["after"][k] for r in runs)
+    return {"before": runs[0]["before"], "after": after, "ms": sum(r["ms"] for r in runs)}
 
 
 def phase_names(infer, has_opt):

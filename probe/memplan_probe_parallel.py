@@ -190,18 +190,6 @@ def local(t):
     return f() if f is not None else t
 
 
-def merge_phases(runs):
-    """One phase record from several micro-batch runs: before of the first,
-    after of the last, the .peak counters the maximum."""
-    if len(runs) == 1:
-        return runs[0]
-    after = dict(runs[-1]["after"])
-    for k in after:
-        if k.endswith(".peak"):
-            after[k] = max(r["after"][k] for r in runs)
-    return {"before": runs[0]["before"], "after": after, "ms": sum(r["ms"] for r in runs)}
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description="measure one rank of a data-parallel step on one GPU (fake process group)")
     ap.add_argument("model", help="memplan model YAML with training.parallel")
@@ -362,7 +350,7 @@ def main(argv=None):
             fw.append(phase(do_forward, hook=mark))
             bw.append(phase(do_backward, hook=lambda: (drop_loss(), mark())))
             names += [f"forward.{m}", f"backward.{m}"]
-        phases = {"forward": merge_phases(fw), "backward": merge_phases(bw)}
+        phases = {"forward": mp.merge_phases(fw), "backward": mp.merge_phases(bw)}
         if opt is not None:
             phases["optimizer"] = phase(do_opt, hook=mark)
             names.append("optimizer")

@@ -100,12 +100,22 @@ func (p Parallel) ShardsParams() bool {
 // Enabled reports whether the step runs in a process group or accumulates
 // gradients (anything but one rank, one micro-batch).
 func (p Parallel) Enabled() bool {
-	return p.World() > 1 || p.Micro() > 1 || p.Sharding != ShardingNone
+	return p.ProcessGroup() || p.Micro() > 1
+}
+
+// ProcessGroup reports whether the step runs in a process group: more than
+// one rank, or a sharding. Micro-batches on one rank are plain gradient
+// accumulation — no DDP wrapper, no NCCL.
+func (p Parallel) ProcessGroup() bool {
+	return p.World() > 1 || p.Sharding != ShardingNone
 }
 
 // Layout names the rank layout in words, as reports print it.
 func (p Parallel) Layout() string {
-	if !p.Enabled() {
+	if !p.ProcessGroup() {
+		if p.Micro() > 1 {
+			return fmt.Sprintf("1 rank, %d micro-batches (gradient accumulation)", p.Micro())
+		}
 		return "1 rank"
 	}
 	var b strings.Builder
@@ -186,6 +196,13 @@ func (m *Model) validateParallel() error {
 		}
 		if p.GradientAsBucketView {
 			return at("gradient_as_bucket_view").Errorf("training.parallel.gradient_as_bucket_view is DDP's (allowed: with sharding none or zero1)")
+		}
+	}
+	if !p.ProcessGroup() {
+		for _, key := range []string{"bucket_cap_mb", "gradient_as_bucket_view"} {
+			if _, ok := t.Pos["parallel."+key]; ok {
+				return at(key).Errorf("training.parallel.%s is DDP's, and one rank has no DDP wrapper (allowed: with data > 1)", key)
+			}
 		}
 	}
 	if p.Enabled() && t.Mode != ModeTrain {
