@@ -169,7 +169,7 @@ func timelineCharts(r *estimate.Result) ([]htmlChart, error) {
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Step: "end"}),
 			charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dashed"}),
 		)
-		title := "Iteration 1 (first step: optimizer state created)"
+		title := "Iteration 1 (" + firstStep(it) + ")"
 		if it.Iteration != 1 {
 			title = fmt.Sprintf("Iteration %d (steady state: every later step)", it.Iteration)
 		}
@@ -289,4 +289,20 @@ func phaseCategory(it int, ph estimate.Phase) string {
 		return "steady · " + ph.String()
 	}
 	return fmt.Sprintf("it %d · %s", it, ph)
+}
+
+// firstStep says what sets the first iteration apart: the optimizer's
+// state made in its step, or just that it is the first (no optimizer, or
+// an inference forward).
+func firstStep(it estimate.IterationRun) string {
+	what := "first forward"
+	for _, ph := range it.Phases {
+		switch ph.Phase {
+		case estimate.PhaseOptimizer:
+			return "first step: optimizer state created"
+		case estimate.PhaseBackward:
+			what = "first step"
+		}
+	}
+	return what
 }

@@ -267,3 +267,18 @@ func TestSamplePoints(t *testing.T) {
 		t.Errorf("a short timeline: %d points, want all 10", len(got))
 	}
 }
+
+// The first iteration's chart says what sets it apart: the optimizer's
+// state in a training step, only that it is first in an inference forward.
+func TestFirstIterationTitle(t *testing.T) {
+	for name, want := range map[string]string{
+		"gpt2-fp32-adamw-b8":                    "Iteration 1 (first step: optimizer state created)",
+		"measured/resnet50-fp32-infer-b64":      "Iteration 1 (first forward)",
+		"holdout33/gpt2-fp32-adamw-mb2-b4-s512": "Iteration 1 (first step: optimizer state created)",
+	} {
+		page := renderHTML(t, freshResult(t, name), Options{})
+		if !strings.Contains(page, want) || (strings.Contains(name, "infer") && strings.Contains(page, "optimizer state created")) {
+			t.Errorf("%s: the page lacks %q", name, want)
+		}
+	}
+}

@@ -317,7 +317,13 @@ func (x *xlsxWriter) summary() error {
 	if _, err := size("peak reserved (simulated)", r.Peak.ReservedBytes, "torch.cuda.max_memory_reserved(): the caching allocator's segments"); err != nil {
 		return err
 	}
-	smiRow, err := size("nvidia-smi at the peak (simulated)", r.Peak.DeviceUsedBytes, "reserved plus the CUDA context and library kernels")
+	outside := "reserved plus the CUDA context and library kernels"
+	for _, t := range r.Terms {
+		if t.Name == "NCCL buffers" && t.Included && t.Bytes > 0 {
+			outside = "reserved plus the CUDA context, library kernels and NCCL's buffers"
+		}
+	}
+	smiRow, err := size("nvidia-smi at the peak (simulated)", r.Peak.DeviceUsedBytes, outside)
 	if err != nil {
 		return err
 	}
