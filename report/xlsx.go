@@ -267,6 +267,16 @@ func (x *xlsxWriter) summary() error {
 		}
 		return at, f.SetCellStyle(s, cell(3, at), cell(3, at), x.sMiB)
 	}
+	// section starts a titled block after a blank row.
+	section := func(title string) error {
+		row++
+		if err := f.SetCellStr(s, cell(1, row), title); err != nil {
+			return err
+		}
+		err := f.SetCellStyle(s, cell(1, row), cell(1, row), x.sBold)
+		row++
+		return err
+	}
 	title := r.Name
 	if x.opt.Title != "" {
 		title = x.opt.Title
@@ -335,14 +345,9 @@ func (x *xlsxWriter) summary() error {
 		return err
 	}
 
-	row++
-	if err := f.SetCellStr(s, cell(1, row), "Totals over the Terms sheet (live formulas: edit a term's bytes there and these move)"); err != nil {
+	if err := section("Totals over the Terms sheet (live formulas: edit a term's bytes there and these move)"); err != nil {
 		return err
 	}
-	if err := f.SetCellStyle(s, cell(1, row), cell(1, row), x.sBold); err != nil {
-		return err
-	}
-	row++
 	last := max(x.termLast, 2)
 	sumWhere := func(where string) formula {
 		return formula(fmt.Sprintf(`SUMIFS(%s!$D$2:$D$%d,%s!$B$2:$B$%d,"included",%s!$C$2:$C$%d,"%s")`,
@@ -370,14 +375,9 @@ func (x *xlsxWriter) summary() error {
 		return nil
 	}
 	// The estimate's warnings, as the text, JSON and HTML reports carry them.
-	row++
-	if err := f.SetCellStr(s, cell(1, row), "Warnings"); err != nil {
+	if err := section("Warnings"); err != nil {
 		return err
 	}
-	if err := f.SetCellStyle(s, cell(1, row), cell(1, row), x.sBold); err != nil {
-		return err
-	}
-	row++
 	for i, w := range r.Warnings {
 		if _, err := put(fmt.Sprintf("warning %d", i+1), nil, w); err != nil {
 			return err
