@@ -543,6 +543,10 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 		for i := range values {
 			values[i] = strings.TrimSpace(values[i])
 			if err := p.checkValue(k, values[i]); err != nil {
+				if k == "gpu" {
+					// a profile that cannot be read, as --gpu's: exit 1
+					return fmt.Errorf("--set %q: %w", s, err)
+				}
 				return usageError{fmt.Errorf("--set %q: %w", s, err)}
 			}
 		}
@@ -646,7 +650,8 @@ func writeSweep(stdout io.Writer, format string, header []string, axes int, rows
 	for _, row := range rows {
 		cells := append([]string(nil), row[:axes]...)
 		if e := row[len(row)-1]; e != "" {
-			cells = append(cells, "error: "+e)
+			// every row has every column, so that tabwriter aligns them all
+			cells = append(cells, "—", "—", "—", "error: "+e)
 		} else {
 			for c, size := range sizes {
 				v, _ := strconv.ParseInt(row[axes+c], 10, 64)

@@ -173,7 +173,7 @@ func TestSweepGPUAxis(t *testing.T) {
 // anything runs (exit 2); a point that cannot be estimated keeps its row,
 // with the error, and the sweep exits 1.
 func TestSweepErrors(t *testing.T) {
-	for _, sets := range [][]string{{"training.batch_size=1,x"}, {"gpu=h200,no-such-gpu"}, {"training.precision=bf16,fp12"},
+	for _, sets := range [][]string{{"training.batch_size=1,x"}, {"training.precision=bf16,fp12"},
 		{"training.batch_size=1,2", "training.batch_size=4"}} {
 		args := []string{"estimate", "examples/gpt2-fp32-adamw-b8.yaml"}
 		for _, s := range sets {
@@ -183,6 +183,10 @@ func TestSweepErrors(t *testing.T) {
 		if code != exitUsage || out != "" || !strings.Contains(stderr, sets[len(sets)-1]) {
 			t.Errorf("--set %v: exit %d, stdout %q, stderr %q (want exit 2, nothing written, the setting named)", sets, code, out, stderr)
 		}
+	}
+	// An unknown GPU is refused as --gpu refuses it (exit 1), before anything runs.
+	if code, out, stderr := runCLI("estimate", "examples/gpt2-fp32-adamw-b8.yaml", "--set", "gpu=h200,no-such-gpu"); code != exitFailed || out != "" || !strings.Contains(stderr, "no-such-gpu") {
+		t.Errorf("gpu=h200,no-such-gpu: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	// A setting the model does not read is refused as it is in the YAML.
 	for _, c := range [][2]string{{"examples/resnet50-fp32-sgd-b64.yaml", "training.seq_len=128"}, {"examples/gpt2-fp32-adamw-b8.yaml", "training.image_size=224"},

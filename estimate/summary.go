@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/estimate/allocator"
 	"sort"
 	"strings"
 
@@ -156,7 +157,7 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 		Term{Name: "NCCL buffers", Bytes: 0, Included: false, Where: WhereOutside, Note: "single-process estimate: no process group"},
 		Term{Name: "other processes", Bytes: 0, Included: false, Where: WhereOutside, Note: "nvidia-smi's device total also counts other processes on the GPU"},
 		Term{Name: "dataloader pinned memory", Bytes: 0, Included: false, Where: WhereHost, Note: "host memory, not on the GPU"},
-		Term{Name: "optimizer step counters", Bytes: 0, Included: false, Note: noteIf(t.OptimizerImpl == spec.ImplFused, "fused: one 512 B GPU block per parameter, counted in optimizer state", "foreach/for-loop keep `step` as a CPU scalar")},
+		s.stepCounters(),
 	)
 	return terms
 }
@@ -339,4 +340,18 @@ func SortedRoles(m map[string]int64) []string {
 		return strings.Compare(keys[i], keys[j]) < 0
 	})
 	return keys
+}
+
+// stepCounters is the term of Adam's `step` tensors: on the GPU with the
+// fused implementation (a 4-byte tensor per parameter, each a 512 B block),
+// a CPU scalar otherwise.
+func (s *sim) stepCounters() Term {
+	t := s.t
+	adam := t.Optimizer == spec.OptimizerAdam || t.Optimizer == spec.OptimizerAdamW
+	if !s.train || !adam || t.OptimizerImpl != spec.ImplFused {
+		return Term{Name: "optimizer step counters", Note: "foreach/for-loop keep `step` as a CPU scalar"}
+	}
+	n := int64(len(s.optState) / 3) // step, exp_avg, exp_avg_sq per parameter (optimizerStep)
+	return Term{Name: "optimizer step counters", Bytes: n * allocator.RoundSize(4, s.a.Config()), Included: true,
+		Note: fmt.Sprintf("fused: a 4-byte `step` tensor per parameter on the GPU, each a 512 B block (%d)", n)}
 }
