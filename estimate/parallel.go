@@ -867,16 +867,16 @@ func (s *sim) parallelResult(r *Result, peak *PhaseRun) {
 	var extra []Term
 	switch {
 	case ps.ddp():
-		extra = append(extra, Term{Name: "DDP gradient buckets", Bytes: bucketBytes, Included: true,
+		extra = append(extra, Term{Name: "DDP gradient buckets", Bytes: bucketBytes, Included: true, Where: WhereCountedElsewhere,
 			Note: fmt.Sprintf("%d flat buckets (first 1 MiB, then %.0f MiB caps, in gradient-ready order; one bucket of everything before the first backward), allocated when DDP is built and kept; all-reduce in place", len(ps.bucketBytes), float64(p.BucketCapBytes())/(1<<20))})
 	case ps.units != nil:
 		var maxAG int64
 		for _, u := range ps.units {
 			maxAG = max(maxAG, u.agBytes)
 		}
-		extra = append(extra, Term{Name: "FSDP all-gather buffers", Bytes: maxAG, Included: true,
+		extra = append(extra, Term{Name: "FSDP all-gather buffers", Bytes: maxAG, Included: true, Where: WhereCountedElsewhere,
 			Note: fmt.Sprintf("largest unit's flat all-gather buffer (%d units: one per block and the root); with the unit in flight, its all-gathered parameters and the prefetched next unit, up to three units' full size are live", len(ps.units))},
-			Term{Name: "FSDP reduce-scatter input", Bytes: maxAG, Included: true, Note: "one unit's full-size gradients, flat, held until the next unit's reduce-scatter"})
+			Term{Name: "FSDP reduce-scatter input", Bytes: maxAG, Included: true, Where: WhereCountedElsewhere, Note: "one unit's full-size gradients, flat, held until the next unit's reduce-scatter"})
 	}
 	extra = append(extra, Term{Name: "collective buffers (at the peak)", Bytes: coll, Included: true, Note: "all-gather / reduce-scatter / bucket buffers live at the overall peak"})
 	r.Terms = append(r.Terms, extra...)

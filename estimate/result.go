@@ -125,17 +125,20 @@ type Term struct {
 type Where int
 
 // Places: inside the caching allocator, outside it (context, kernels, other
-// processes), in host memory, or a subtotal of other terms.
+// processes), in host memory, a subtotal of other terms, or a size whose
+// live part another term counts (a collective buffer's size; what is live
+// of it at the peak is in "collective buffers (at the peak)").
 const (
 	WhereAllocator Where = iota
 	WhereOutside
 	WhereHost
 	WhereSubtotal
+	WhereCountedElsewhere
 )
 
 // String names the place as reports print it.
 func (w Where) String() string {
-	return [...]string{"allocator", "outside the allocator", "host", "subtotal"}[w]
+	return [...]string{"allocator", "outside the allocator", "host", "subtotal", "size (live part counted at the peak)"}[w]
 }
 
 // Action is what an event does to the allocator.
