@@ -151,3 +151,46 @@ func TestConcurrentReplayFailsLate(t *testing.T) {
 		}
 	}
 }
+
+// A collective buffer's size is a term of its own, and what of it is live at
+// the peak is in "collective buffers (at the peak)": the size terms are
+// marked as counted there, so that totals do not count them twice; and a
+// fused AdamW's step counters are an included term with their 512 B blocks.
+func TestTermsCountedOnce(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	for f, sizes := range map[string][]string{
+		"../examples/parallel/llama-small-bf16-fsdp-w4.yaml": {"FSDP all-gather buffers", "FSDP reduce-scatter input"},
+		"../examples/parallel/gpt2-fp32-ddp-w2.yaml":         {"DDP gradient buckets"},
+	} {
+		m, g := expanded(t, f)
+		r, err := estimate.Run(m, g, p, estimate.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range sizes {
+			found := false
+			for _, term := range r.Terms {
+				if term.Name == name {
+					found = true
+					if term.Where != estimate.WhereCountedElsewhere || term.Bytes <= 0 {
+						t.Errorf("%s: %s is %v with %d bytes (want a size counted at the peak)", f, name, term.Where, term.Bytes)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s: no %q term", f, name)
+			}
+		}
+	}
+	m, g := expanded(t, "../examples/holdout33/gpt2-fp32-adamw-mb2-b4-s512.yaml")
+	m.Training.OptimizerImpl = spec.ImplFused
+	r, err := estimate.Run(m, g, p, estimate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, term := range r.Terms {
+		if term.Name == "optimizer step counters" && (!term.Included || term.Bytes != int64(len(g.Params))*512) {
+			t.Errorf("fused AdamW step counters: %+v (want %d parameters × 512 B, included)", term, len(g.Params))
+		}
+	}
+}
