@@ -67,6 +67,19 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 }
 
+// fit's answers at no headroom for GPT-2 and TinyLlama, measured on the
+// H200 (examples/holdout34): at the answer the step ran, at one more it ran
+// out of memory.
+func TestFitBoundaryAsMeasured(t *testing.T) {
+	for ex, want := range map[string]string{"examples/gpt2-fp32-adamw-b8.yaml": "74", "examples/tinyllama-bf16-adamw-b4.yaml": "28"} {
+		code, out, stderr := runCLI("fit", ex, "--headroom", "0%")
+		m := regexp.MustCompile(`largest batch_size: (\d+)`).FindStringSubmatch(out)
+		if code != exitOK || m == nil || m[1] != want {
+			t.Errorf("%s: exit %d, %q %q (want largest batch_size %s: it ran, %s+1 did not)", ex, code, out, stderr, want, want)
+		}
+	}
+}
+
 // check's margin is written in the unit that shows it, a budget given as
 // printed (16.11GiB) is read to the nearest byte, and a budget beyond the
 // GPU is said to be.
