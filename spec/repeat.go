@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -66,13 +68,8 @@ func (b *Builder) repeatRun(from, to int, x TensorID, prefix func(int) string, f
 		return x
 	}
 	w := p3.writer(p2)
-	rest := to - from - built
-	b.g.Tensors = slices.Grow(b.g.Tensors, rest*len(p3.tensors))
-	b.g.Ops = slices.Grow(b.g.Ops, rest*len(p3.ops))
-	for i := from + built; i < to; i++ {
-		x = b.writeCopy(w, int64(i-(from+built-1)), prefix(i), prefix(i-1))
-	}
-	b.written += rest
+	x = b.writeCopies(w, from+built, to, prefix)
+	b.written += to - from - built
 	b.layer = b.write(w.layer, prefix(to-1), prefix(to-2))
 	return x
 }
@@ -185,6 +182,11 @@ func sameName(c *copyPrint, a string, d *copyPrint, b string) bool {
 // write builds a name from its template for the copy with the given
 // prefixes (that copy's and the one before it).
 func (b *Builder) write(t []namePart, prefix, before string) string {
+	return writeName(&b.names, t, prefix, before)
+}
+
+// writeName is write carving from the given slab.
+func writeName(slab *[]byte, t []namePart, prefix, before string) string {
 	if len(t) == 1 && t[0].ref < 0 {
 		return t[0].lit
 	}
@@ -198,7 +200,7 @@ func (b *Builder) write(t []namePart, prefix, before string) string {
 			n += len(before)
 		}
 	}
-	buf := carve(&b.names, n)
+	buf := carve(slab, n)
 	for _, p := range t {
 		buf = append(buf, p.lit...)
 		switch p.ref {
@@ -318,34 +320,108 @@ func (c *copyPrint) writer(d *copyPrint) *copyWriter {
 	return w
 }
 
-// writeCopy appends the copy that comes step copies after w.c, with names
-// under prefix (and before, the prefix of the copy before it).
-func (b *Builder) writeCopy(w *copyWriter, step int64, prefix, before string) TensorID {
+// writeCopies writes copies [first, to) of a run from w, each moved on
+// from w.c once more than the one before. Every copy has its own place in
+// the graph's lists (its tensors, ops, parameters and the rest follow the
+// ones before, equally many each), so a long run is written in two halves
+// at once, each with its own slabs; what one copy writes into the tensors
+// of earlier ones (HoldUntilLastOp) and the autocast cache follow, copy by
+// copy, once both halves are done. It returns the last copy's carried x.
+func (b *Builder) writeCopies(w *copyWriter, first, to int, prefix func(int) string) TensorID {
 	g, c, d := b.g, w.c, w.d
+	n := to - first
+	at := copyPlaces{tensors: len(g.Tensors), ops: len(g.Ops), params: len(g.Params), resident: len(g.Resident), inputs: len(g.Inputs)}
+	g.Tensors = slices.Grow(g.Tensors, n*len(c.tensors))[:at.tensors+n*len(c.tensors)]
+	g.Ops = slices.Grow(g.Ops, n*len(c.ops))[:at.ops+n*len(c.ops)]
+	g.Params = slices.Grow(g.Params, n*len(c.newParams))[:at.params+n*len(c.newParams)]
+	g.Resident = slices.Grow(g.Resident, n*len(c.newResident))[:at.resident+n*len(c.newResident)]
+	g.Inputs = slices.Grow(g.Inputs, n*len(c.newInputs))[:at.inputs+n*len(c.newInputs)]
+	prefixes := make([]string, n+1) // prefixes[k] is copy first+k-1's
+	for k := range prefixes {
+		prefixes[k] = prefix(first + k - 1)
+	}
+	write := func(lo, hi int, s *copySlabs) {
+		for k := lo; k < hi; k++ {
+			b.writeCopy(w, s, at, k, prefixes[k+1], prefixes[k])
+		}
+	}
+	if half := n / 2; n >= parallelCopies && runtime.GOMAXPROCS(0) > 1 {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			write(half, n, &copySlabs{}) // slabs of its own; the strings keep them
+		}()
+		s := &copySlabs{ids: b.ids, names: b.names}
+		write(0, half, s)
+		wg.Wait()
+		b.ids, b.names = s.ids, s.names
+	} else {
+		s := &copySlabs{ids: b.ids, names: b.names}
+		write(0, n, s)
+		b.ids, b.names = s.ids, s.names
+	}
+	for k := range n {
+		step := int64(k + 1)
+		on := func(v3, v2 int64) int64 { return v3 + step*(v3-v2) }
+		for i, h := range c.held {
+			id, last := on(h.id, d.held[i].id), int(on(h.v, d.held[i].v))
+			g.Tensors[id].HeldUntil = max(g.Tensors[id].HeldUntil, last)
+		}
+		for i, m := range c.memo {
+			b.castMemo[TensorID(on(m.id, d.memo[i].id))] = TensorID(on(m.v, d.memo[i].v))
+		}
+	}
+	step := int64(n)
+	on := func(v3, v2 int) int { return v3 + int(step)*(v3-v2) }
+	g.Blocks, b.block = on(c.blocks, d.blocks), on(c.block, d.block)
+	return TensorID(on(int(c.x), int(d.x)))
+}
+
+// parallelCopies is the shortest run written in two halves at once.
+const parallelCopies = 16
+
+// copyPlaces is where the first written copy's entries go in the graph's lists.
+type copyPlaces struct{ tensors, ops, params, resident, inputs int }
+
+// copySlabs are the slabs a writer carves names and id lists from.
+type copySlabs struct {
+	ids   []TensorID
+	names []byte
+}
+
+// writeCopy writes copy k of a run (the one k+1 copies after w.c) into its
+// places, with names under prefix (and before, the prefix of the copy
+// before it).
+func (b *Builder) writeCopy(w *copyWriter, s *copySlabs, at copyPlaces, k int, prefix, before string) {
+	g, c, d := b.g, w.c, w.d
+	step := int64(k + 1)
 	on := func(v3, v2 int64) int64 { return v3 + step*(v3-v2) }
 	onID := func(v3, v2 TensorID) TensorID { return TensorID(on(int64(v3), int64(v2))) }
 	onInt := func(v3, v2 int) int { return int(on(int64(v3), int64(v2))) }
 	onIDs := func(l3, l2 []TensorID) []TensorID {
-		out := b.carveIDs(len(l3))
+		out := carve(&s.ids, len(l3))
 		for i := range l3 {
 			out = append(out, onID(l3[i], l2[i]))
 		}
 		return out
 	}
+	t0 := at.tensors + k*len(c.tensors)
 	for i := range c.tensors {
 		t3, t2 := &c.tensors[i], &d.tensors[i]
 		t := *t3
-		t.ID = TensorID(len(g.Tensors))
-		t.Name = b.write(w.tensorNames[i], prefix, before)
+		t.ID = TensorID(t0 + i)
+		t.Name = writeName(&s.names, w.tensorNames[i], prefix, before)
 		t.Op = onInt(t3.Op, t2.Op)
 		t.Alias = onID(t3.Alias, t2.Alias)
 		t.HeldUntil = onInt(t3.HeldUntil, t2.HeldUntil)
-		g.Tensors = append(g.Tensors, t)
+		g.Tensors[t0+i] = t
 	}
+	o0 := at.ops + k*len(c.ops)
 	for i := range c.ops {
 		o3, o2 := &c.ops[i], &d.ops[i]
 		o := *o3
-		o.Name, o.Layer = b.write(w.opNames[i], prefix, before), b.write(w.layers[i], prefix, before)
+		o.Name, o.Layer = writeName(&s.names, w.opNames[i], prefix, before), writeName(&s.names, w.layers[i], prefix, before)
 		o.Block = onInt(o3.Block, o2.Block)
 		o.Inputs, o.Params, o.Outputs = onIDs(o3.Inputs, o2.Inputs), onIDs(o3.Params, o2.Params), onIDs(o3.Outputs, o2.Outputs)
 		o.Extra, o.Saved, o.Temps = onIDs(o3.Extra, o2.Extra), onIDs(o3.Saved, o2.Saved), onIDs(o3.Temps, o2.Temps)
@@ -353,25 +429,15 @@ func (b *Builder) writeCopy(w *copyWriter, step int64, prefix, before string) Te
 		if o3.GradProducts != nil {
 			o.GradProducts = onIDs(o3.GradProducts, o2.GradProducts)
 		}
-		g.Ops = append(g.Ops, o)
+		g.Ops[o0+i] = o
 	}
 	for i := range c.newParams {
-		g.Params = append(g.Params, onID(c.newParams[i], d.newParams[i]))
+		g.Params[at.params+k*len(c.newParams)+i] = onID(c.newParams[i], d.newParams[i])
 	}
 	for i := range c.newResident {
-		g.Resident = append(g.Resident, onID(c.newResident[i], d.newResident[i]))
+		g.Resident[at.resident+k*len(c.newResident)+i] = onID(c.newResident[i], d.newResident[i])
 	}
 	for i := range c.newInputs {
-		g.Inputs = append(g.Inputs, onID(c.newInputs[i], d.newInputs[i]))
+		g.Inputs[at.inputs+k*len(c.newInputs)+i] = onID(c.newInputs[i], d.newInputs[i])
 	}
-	for i, w := range c.held {
-		id, last := on(w.id, d.held[i].id), int(on(w.v, d.held[i].v))
-		g.Tensors[id].HeldUntil = max(g.Tensors[id].HeldUntil, last)
-	}
-	for i, w := range c.memo {
-		b.castMemo[TensorID(on(w.id, d.memo[i].id))] = TensorID(on(w.v, d.memo[i].v))
-	}
-	g.Blocks = onInt(c.blocks, d.blocks)
-	b.block = onInt(c.block, d.block)
-	return onID(c.x, d.x)
 }
