@@ -34,6 +34,10 @@ type Report struct {
 	Device                          int
 	Kind                            Kind
 	NonPyTorch, Shortfall, Reserved int64
+	// SelfListed: the message has no "this process" line, so this process is
+	// among the listed ones under another PID (a container's PID namespace):
+	// the smallest that holds its reserve is taken as it.
+	SelfListed bool
 }
 
 var (
@@ -67,7 +71,8 @@ func Parse(msg string) (*Report, error) {
 		if p := procRe.FindStringSubmatch(msg); p != nil {
 			r.ProcessInUse = size(p[1], p[2])
 		}
-		for _, o := range otherRe.FindAllStringSubmatch(msg, -1) {
+		others := otherRe.FindAllStringSubmatch(msg, -1)
+		for _, o := range others {
 			r.OtherProcesses += size(o[1], o[2])
 		}
 		a := allocRe.FindStringSubmatch(msg)
@@ -75,6 +80,20 @@ func Parse(msg string) (*Report, error) {
 			return nil, fmt.Errorf("reading the OOM message: no \"Of the allocated memory … reserved by PyTorch but unallocated\" part (allowed: PyTorch ≥ 2.1 or the older \"(GPU 0; … reserved in total by PyTorch)\" form)")
 		}
 		r.Allocated, r.ReservedUnallocated = size(a[1], a[2]), size(a[3], a[4])
+		if r.ProcessInUse < 0 {
+			// No line for this process, which NVML must list since it holds
+			// memory: PyTorch did not recognise its own PID (a container), so
+			// this process is the smallest listed one that holds its reserve.
+			self := int64(-1)
+			for _, o := range others {
+				if n := size(o[1], o[2]); n >= r.Allocated+r.ReservedUnallocated && (self < 0 || n < self) {
+					self = n
+				}
+			}
+			if self >= 0 {
+				r.ProcessInUse, r.OtherProcesses, r.SelfListed = self, r.OtherProcesses-self, true
+			}
+		}
 	} else if m := oldRe.FindStringSubmatch(msg); m != nil {
 		r.Device, _ = strconv.Atoi(m[1])
 		r.Total, r.Allocated, r.Free = size(m[2], m[3]), size(m[4], m[5]), size(m[6], m[7])
@@ -141,6 +160,9 @@ func (r *Report) Explain() string {
 	fmt.Fprintf(&b, "  this process outside PyTorch    %s (CUDA context, library kernels, NCCL, other allocators)\n", gib(r.NonPyTorch))
 	if r.OtherProcesses > 0 {
 		fmt.Fprintf(&b, "  other processes                 %s\n", gib(r.OtherProcesses))
+	}
+	if r.SelfListed {
+		b.WriteString("  (no line for this process: the smallest listed process that holds its reserve is taken as it, seen under another PID, as in a container)\n")
 	}
 	b.WriteString("\nwhat applies:\n")
 	switch r.Kind {
