@@ -878,6 +878,10 @@ func (s *sim) parallelResult(r *Result, peak *PhaseRun) {
 			Note: fmt.Sprintf("largest unit's flat all-gather buffer (%d units: one per block and the root); with the unit in flight, its all-gathered parameters and the prefetched next unit, up to three units' full size are live", len(ps.units))},
 			Term{Name: "FSDP reduce-scatter input", Bytes: maxAG, Included: true, Where: WhereCountedElsewhere, Note: "one unit's full-size gradients, flat, held until the next unit's reduce-scatter"})
 	}
+	for i := range extra {
+		// sizes, not additions: what of them is live at the peak is below
+		extra[i].Note += "; a size: what of it is live at the peak is in collective buffers (at the peak)"
+	}
 	extra = append(extra, Term{Name: "collective buffers (at the peak)", Bytes: coll, Included: true, Note: "all-gather / reduce-scatter / bucket buffers live at the overall peak"})
 	r.Terms = append(r.Terms, extra...)
 	r.Inputs.Training = append(r.Inputs.Training, KeyValue{"parallel", p.Layout()}, KeyValue{"global batch", fmt.Sprint(r.Parallel.GlobalBatch)})

@@ -2,11 +2,11 @@ package estimate
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/estimate/allocator"
 	"sort"
 	"strings"
 
 	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/estimate/allocator"
 	"github.com/memplan/memplan/spec"
 )
 
@@ -318,6 +318,11 @@ func (s *sim) inputs() Inputs {
 		}
 	}
 	kv = append(kv, KeyValue{"attention", t.Attention.String()}, KeyValue{"expandable_segments", fmt.Sprint(t.Allocator.ExpandableSegments)})
+	if par := t.Parallel; par.Micro() > 1 && !par.ProcessGroup() {
+		// one rank's gradient accumulation (a process group's layout is
+		// added by parallelResult)
+		kv = append(kv, KeyValue{"parallel", par.Layout()}, KeyValue{"global batch", fmt.Sprint(t.BatchSize * par.Micro())})
+	}
 	gpu := []KeyValue{
 		{"profile", p.Name}, {"gpu", p.GPUName}, {"total memory", fmt.Sprintf("%.2f GiB", float64(p.TotalBytes)/(1<<30))},
 		{"CUDA context", mibStr(p.ContextBytes)}, {"library kernels (training / inference)", mibStr(p.KernelBytes.Training) + " / " + mibStr(p.KernelBytes.Inference)},
@@ -348,7 +353,12 @@ func SortedRoles(m map[string]int64) []string {
 func (s *sim) stepCounters() Term {
 	t := s.t
 	adam := t.Optimizer == spec.OptimizerAdam || t.Optimizer == spec.OptimizerAdamW
-	if !s.train || !adam || t.OptimizerImpl != spec.ImplFused {
+	switch {
+	case !s.train || t.Optimizer == spec.OptimizerNone:
+		return Term{Name: "optimizer step counters", Note: "no optimizer step"}
+	case !adam:
+		return Term{Name: "optimizer step counters", Note: "SGD keeps no step counter"}
+	case t.OptimizerImpl != spec.ImplFused:
 		return Term{Name: "optimizer step counters", Note: "foreach/for-loop keep `step` as a CPU scalar"}
 	}
 	n := int64(len(s.optState) / 3) // step, exp_avg, exp_avg_sq per parameter (optimizerStep)

@@ -851,7 +851,7 @@ def main(argv=None):
     for k in range(args.iterations):
         ph = one_iteration(run.mark if run else None)
         if run:
-            run.iteration(k, phase_names(infer, opt is not None))
+            run.iteration(k, phase_names(infer, opt is not None, micro_batches))
         iterations.append({"phases": ph, "before": ph["forward"]["before"]})
     if run:
         run.write()
@@ -960,7 +960,7 @@ def main(argv=None):
                 with open(args.snapshot, "wb") as f:
                     pickle.dump(snap, f)
             if args.trace:
-                write_trace(args.trace, trace, phase_names(infer, opt is not None), frames_note)
+                write_trace(args.trace, trace, phase_names(infer, opt is not None, micro_batches), frames_note)
             del trace
         del snap
         gc.collect()
@@ -1007,9 +1007,13 @@ def merge_phases(runs):
     return {"before": runs[0]["before"], "after": after, "ms": sum(r["ms"] for r in runs)}
 
 
-def phase_names(infer, has_opt):
-    """The measured phases, in order."""
-    return ["forward"] if infer else (["forward", "backward"] + (["optimizer"] if has_opt else []) + ["zero_grad"])
+def phase_names(infer, has_opt, micro_batches=1):
+    """The marks one iteration sets, in order: a phase each, and with
+    micro-batches forward.m and backward.m for each (as the parallel probe)."""
+    if infer:
+        return ["forward"]
+    passes = ["forward", "backward"] if micro_batches == 1 else [f"{p}.{m}" for m in range(micro_batches) for p in ("forward", "backward")]
+    return passes + (["optimizer"] if has_opt else []) + ["zero_grad"]
 
 
 class RunTrace:

@@ -23,6 +23,8 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 	if pr := r.Parallel; pr != nil {
 		ew.Printf("per rank (rank %d of %s): parameters %s, gradients %s, optimizer state %s; global batch %d\n",
 			pr.Rank, pr.Layout, MiB(pr.ParameterBytes), MiB(pr.GradientBytes), MiB(pr.OptimizerStateBytes), pr.GlobalBatch)
+	} else if layout, batch := inputValue(r, "parallel"), inputValue(r, "global batch"); layout != "" {
+		ew.Printf("%s; global batch %s\n", layout, batch) // one rank's gradient accumulation
 	}
 	ew.Printf("\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -108,4 +110,14 @@ func peakPhase(r *estimate.Result) *estimate.PhaseRun {
 		}
 	}
 	return nil
+}
+
+// inputValue returns the training input named key, or "".
+func inputValue(r *estimate.Result, key string) string {
+	for _, kv := range r.Inputs.Training {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
 }

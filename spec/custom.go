@@ -83,8 +83,8 @@ func ExpandCustom(m *Model) (*Graph, error) {
 		}
 		loss = b.MSELoss("mse_loss", x, target)
 	case "cross_entropy":
-		if b.DType(target).IsFloat() {
-			return nil, m.Loss.Pos.Errorf("cross_entropy loss: target is %s (allowed: an integer class-index input such as int64)", b.DType(target))
+		if b.DType(target) != Int64 {
+			return nil, m.Loss.Pos.Errorf("cross_entropy loss: target is %s (allowed: int64 class indices, as nll_loss takes)", b.DType(target))
 		}
 		// The step flattens both: out.flatten(0, -2) against tgt.flatten().
 		xs, ts := b.Shape(x), b.Shape(target)

@@ -571,6 +571,11 @@ func (b *Builder) Conv2d(name string, x, w, bias TensorID, a Conv2dArgs) TensorI
 func (b *Builder) BatchNorm2d(name string, x, w, bias, runMean, runVar TensorID) TensorID {
 	shape := b.Shape(x)
 	c := shape[1]
+	if b.t.Mode == ModeTrain && shape[0]*shape[2]*shape[3] == 1 {
+		// F.batch_norm in training: "Expected more than 1 value per channel"
+		b.Fail(b.errorf("%s (batch_norm): input %s has one value per channel, which training batch norm refuses (allowed: batch × height × width above 1: a larger batch or image)", b.Path(name), FormatShape(shape)))
+		return x
+	}
 	s := OpSpec{Kind: "batch_norm", Name: name, Inputs: []TensorID{x}, Params: []TensorID{w, bias},
 		Outputs: []TensorSpec{TS("out", b.DType(x), shape...)},
 		Saved:   []TensorID{x, w, runMean, runVar}}
