@@ -299,3 +299,36 @@ func TestFitOptionsAllEstimate(t *testing.T) {
 		}
 	}
 }
+
+// One rank's micro-batches are plain gradient accumulation: the header says
+// so; DDP's bucket settings are refused for one rank written in the file,
+// and left unread when a sweep takes the ranks to one; training batch norm
+// refuses one value per channel in a family's model too.
+func TestOneRankSettings(t *testing.T) {
+	_, out, _ := runCLI("estimate", "examples/holdout33/gpt2-fp32-adamw-mb2-b4-s512.yaml")
+	if !strings.Contains(out, "1 rank, 2 micro-batches (gradient accumulation); global batch 8") {
+		t.Errorf("header:\n%s", out)
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const model = "name: d\nmodel: {architecture: GPT2LMHeadModel, config: {n_layer: 2}}\n"
+	one := write("one.yaml", model+"training: {batch_size: 2, seq_len: 128, precision: fp32, optimizer: adamw, parallel: {micro_batches: 2, bucket_cap_mb: 50}}\n")
+	if code, _, stderr := runCLI("estimate", one); code != exitFailed || !strings.Contains(stderr, "bucket_cap_mb is DDP's") {
+		t.Errorf("bucket_cap_mb on one rank: exit %d, %q", code, stderr)
+	}
+	two := write("two.yaml", model+"training: {batch_size: 2, seq_len: 128, precision: fp32, optimizer: adamw, parallel: {data: 2, bucket_cap_mb: 50}}\n")
+	code, out, stderr := runCLI("estimate", two, "--set", "training.parallel.data=1,2", "--format", "csv")
+	if code != exitOK || strings.Contains(out, "DDP's") {
+		t.Errorf("data=1,2 over a DDP file with bucket_cap_mb: exit %d, %q %q", code, out, stderr)
+	}
+	code, out, _ = runCLI("estimate", "examples/resnet50-fp32-sgd-b64.yaml", "--set", "training.batch_size=1", "--set", "training.image_size=32", "--format", "csv")
+	if code != exitFailed || !strings.Contains(out, "layer4.0.bn2 (batch_norm)") {
+		t.Errorf("ResNet-50 at batch 1, 32 px: exit %d, %q", code, out)
+	}
+}
