@@ -116,8 +116,10 @@ func (r *Report) classify() {
 	if r.ProcessInUse >= 0 {
 		r.NonPyTorch = max(0, r.ProcessInUse-r.Reserved)
 	} else if r.Total >= 0 {
-		// Old format: everything used that PyTorch did not reserve is outside.
-		r.NonPyTorch = max(0, r.Total-r.Free-r.Reserved)
+		// No figure for this process (the old format, or a message whose
+		// listed processes are all others): everything used that PyTorch
+		// did not reserve and no other process holds is this process's own.
+		r.NonPyTorch = max(0, r.Total-r.Free-r.Reserved-r.OtherProcesses)
 	}
 	outside := r.NonPyTorch + r.OtherProcesses
 	switch {
