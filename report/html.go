@@ -60,6 +60,9 @@ type htmlPage struct {
 	Terms          []htmlTerm
 	Layers         []htmlLayer
 	LayerTotal     *htmlLayer
+	// LayersNote says what the layer table counts when it differs from
+	// the terms (a per-rank estimate: the whole model's layers).
+	LayersNote string
 	Inputs         estimate.Inputs
 
 	CSS            template.CSS
@@ -149,6 +152,9 @@ func newHTMLPage(r *estimate.Result, opt Options) (*htmlPage, error) {
 	if len(r.Layers) > 0 {
 		t := layerOf(tot)
 		p.LayerTotal = &t
+		if r.Parallel != nil {
+			p.LayersNote = fmt.Sprintf("The whole model's layers, not rank %d's share: the terms above are per rank (%s).", r.Parallel.Rank, r.Parallel.Layout)
+		}
 	}
 	return p, nil
 }

@@ -282,3 +282,14 @@ func TestFirstIterationTitle(t *testing.T) {
 		}
 	}
 }
+
+// A per-rank page says that its layer table is the whole model's.
+func TestPerRankLayersNote(t *testing.T) {
+	page := renderHTML(t, freshResult(t, "parallel/llama-small-bf16-fsdp-w4"), Options{})
+	if !strings.Contains(page, "whole model&#39;s layers, not rank 0&#39;s share") {
+		t.Error("the per-rank page does not say its layer table is the whole model's")
+	}
+	if strings.Contains(renderHTML(t, exampleResult(t, "gpt2-fp32-adamw-b8"), Options{}), "whole model&#39;s layers") {
+		t.Error("a one-GPU page carries the per-rank note")
+	}
+}
