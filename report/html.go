@@ -63,7 +63,7 @@ type htmlPage struct {
 	// LayersNote says what the layer table counts when it differs from
 	// the terms (a per-rank estimate: the whole model's layers).
 	LayersNote string
-	Inputs         estimate.Inputs
+	Inputs     estimate.Inputs
 
 	CSS            template.CSS
 	EChartsJS      template.JS
