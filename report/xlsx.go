@@ -371,6 +371,11 @@ func (x *xlsxWriter) summary() error {
 	if _, err := size("simulated peak allocated − allocator terms", formula(fmt.Sprintf("B%d-B%d", allocRow, inRow)), "the terms add model states whole; at the simulated peak some (e.g. gradients during backward) are only partly allocated, and blocks are rounded"); err != nil {
 		return err
 	}
+	if r.Parallel != nil {
+		if _, err := put("Layers sheet", nil, fmt.Sprintf("the whole model's layers, not rank %d's share: the terms are per rank (%s)", r.Parallel.Rank, r.Parallel.Layout)); err != nil {
+			return err
+		}
+	}
 	if len(r.Warnings) == 0 {
 		return nil
 	}
