@@ -454,12 +454,12 @@ func containsInt(list []int, v int) bool {
 	return false
 }
 
-// Finish validates and returns the graph; loss is the training scalar (or
-// NoTensor for inference), outputs what an inference forward keeps.
 // Warn adds a warning to the graph: something the expansion noticed but
 // did not refuse.
 func (b *Builder) Warn(msg string) { b.g.Warnings = append(b.g.Warnings, msg) }
 
+// Finish validates and returns the graph; loss is the training scalar (or
+// NoTensor for inference), outputs what an inference forward keeps.
 func (b *Builder) Finish(loss TensorID, outputs ...TensorID) (*Graph, error) {
 	if b.err != nil {
 		return nil, b.err
