@@ -581,7 +581,7 @@ func (m *Model) validate() error {
 		}
 	}
 	t := &m.Training
-	if p, ok := t.Pos["mode"]; ok && p.Line > 0 && t.Mode == ModeInference {
+	if _, ok := t.Pos["mode"]; ok && !t.Overridden("mode") && t.Mode == ModeInference {
 		// No optimizer step runs: its settings would be read and ignored.
 		// (A mode switched by an override keeps the file's optimizer, which
 		// is there for training.)

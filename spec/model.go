@@ -204,8 +204,26 @@ type Training struct {
 	// before expanding; nil leaves the built-in H200 table and the rule.
 	ConvWorkspaces *ConvWorkspaceTable
 
-	// Pos records where each key was given, for errors found later.
+	// Pos records where each key was given, for errors found later; a key
+	// set by an override (Model.Set) is there with no position.
 	Pos map[string]Pos
+}
+
+// Overridden reports whether key (as in Pos: "seq_len", "parallel.data")
+// was set by an override rather than by the file.
+func (t *Training) Overridden(key string) bool {
+	p, ok := t.Pos[key]
+	return ok && p == (Pos{})
+}
+
+// ownPos gives t a Pos of its own to change: Pos is shared with the model a
+// Clone was made from.
+func (t *Training) ownPos() {
+	pos := make(map[string]Pos, len(t.Pos)+1)
+	for k, v := range t.Pos {
+		pos[k] = v
+	}
+	t.Pos = pos
 }
 
 // KeyPos returns where key was given, or the description's position when it was not.

@@ -60,13 +60,8 @@ func (m *Model) set(key, value string) error {
 		return err
 	}
 	if k, ok := strings.CutPrefix(key, "training."); ok {
-		t := &m.Training
-		pos := make(map[string]Pos, len(t.Pos)+1) // t.Pos is shared with the model this was cloned from
-		for k, v := range t.Pos {
-			pos[k] = v
-		}
-		pos[k] = Pos{}
-		t.Pos = pos
+		m.Training.ownPos()
+		m.Training.Pos[k] = Pos{}
 	}
 	return nil
 }
@@ -109,19 +104,13 @@ func (m *Model) setValue(key, value string) error {
 	case "training.optimizer":
 		i, err = enum(optimizerNames)
 		t.Optimizer = Optimizer(i)
-		if p, ok := t.Pos["momentum"]; err == nil && t.Optimizer != OptimizerSGD && (!ok || p.Line > 0) {
-			// momentum is SGD's: switching away drops the file's (the map
-			// of positions is shared with the model this was cloned from);
-			// a momentum also set by an override stays, and is refused.
+		if err == nil && t.Optimizer != OptimizerSGD && !t.Overridden("momentum") {
+			// momentum is SGD's: switching away drops the file's; a
+			// momentum also set by an override stays, and is refused.
 			t.Momentum = 0
-			if ok {
-				pos := make(map[string]Pos, len(t.Pos))
-				for k, v := range t.Pos {
-					if k != "momentum" {
-						pos[k] = v
-					}
-				}
-				t.Pos = pos
+			if _, ok := t.Pos["momentum"]; ok {
+				t.ownPos()
+				delete(t.Pos, "momentum")
 			}
 		}
 	case "training.optimizer_impl":

@@ -200,13 +200,7 @@ func (m *Model) validateParallel() error {
 	}
 	// One rank set in the file has no DDP wrapper for the bucket settings;
 	// an override to one rank (a sweep, fit's layouts) leaves them unread.
-	fromFile := true
-	for _, k := range []string{"parallel.data", "parallel.tensor", "parallel.sharding"} {
-		if pos, ok := t.Pos[k]; ok && pos == (Pos{}) {
-			fromFile = false
-		}
-	}
-	if !p.ProcessGroup() && fromFile {
+	if !p.ProcessGroup() && !t.Overridden("parallel.data") && !t.Overridden("parallel.tensor") && !t.Overridden("parallel.sharding") {
 		for _, key := range []string{"bucket_cap_mb", "gradient_as_bucket_view"} {
 			if _, ok := t.Pos["parallel."+key]; ok {
 				return at(key).Errorf("training.parallel.%s is DDP's, and one rank has no DDP wrapper (allowed: with data > 1)", key)

@@ -99,10 +99,8 @@ func expand(m *spec.Model, o options) (*spec.Graph, error) {
 		// The sizes that made it are the training section's (or the
 		// config's) — unless an override set them: then no line holds them.
 		pos := m.At("training")
-		for _, k := range []string{"batch_size", "seq_len", "image_size"} {
-			if p, ok := m.Training.Pos[k]; ok && p == (spec.Pos{}) {
-				pos = spec.Pos{}
-			}
+		if t := &m.Training; t.Overridden("batch_size") || t.Overridden("seq_len") || t.Overridden("image_size") {
+			pos = spec.Pos{}
 		}
 		return nil, &spec.PosError{Pos: pos, Msg: err.Error(), Err: err}
 	}
