@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -87,14 +88,8 @@ func ExpandCustom(m *Model) (*Graph, error) {
 			return nil, m.Loss.Pos.Errorf("cross_entropy loss: target is %s (allowed: int64 class indices, as nll_loss takes)", b.DType(target))
 		}
 		// The step flattens both: out.flatten(0, -2) against tgt.flatten().
-		xs, ts := b.Shape(x), b.Shape(target)
-		rows, n := int64(1), int64(1)
-		for _, d := range xs[:len(xs)-1] {
-			rows *= d
-		}
-		for _, d := range ts {
-			n *= d
-		}
+		xs, n := b.Shape(x), b.T(target).Numel()
+		rows := b.T(x).Numel() / xs[len(xs)-1]
 		if len(xs) < 2 || rows != n {
 			return nil, m.Loss.Pos.Errorf("cross_entropy loss: output %s has %d rows of class scores but target %s has %d class indices (allowed: a target of the output's shape without its last dim)", FormatShape(xs), rows, targetName, n)
 		}
@@ -233,20 +228,20 @@ func (e *customExpander) argInt(ls LayerSpec, key string, def int64, required bo
 	}
 	n, isInt := v.V.(int64)
 	if !isInt || n < 0 || (n == 0 && key != "padding") || n > 1<<40 {
-		return 0, v.Pos.Errorf("%s.%s: want a positive integer, got %s", ls.Kind, key, describeValue(v.V))
+		return 0, v.Pos.Errorf("%s.%s: want a positive integer, got %s", ls.Kind, key, DescribeValue(v.V))
 	}
 	return n, nil
 }
 
-// describeValue quotes an argument as an error message shows it: a string
-// with its quotes, a float with its decimal point, so that "want an
-// integer" says what is wrong.
-func describeValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return strconv.Quote(x) + " (a string)"
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64) + " (a float)"
+// DescribeValue quotes a YAML or JSON value as an error message shows it:
+// a whole float keeps its decimal point (64.0, not 64) and a string its
+// quotes ("12"), so that "want an integer" says what is wrong with it.
+func DescribeValue(v any) string {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s) + " (a string)"
 	}
 	return fmt.Sprint(v)
 }
@@ -419,7 +414,7 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		if v, ok := ls.Args["dim"]; ok {
 			rank := int64(len(b.Shape(x)))
 			if d, isInt := v.V.(int64); !isInt || d < -rank || d >= rank {
-				return x, v.Pos.Errorf("softmax.dim: %s is not a dim of the %d-d input (allowed: an integer from %d to %d)", describeValue(v.V), rank, -rank, rank-1)
+				return x, v.Pos.Errorf("softmax.dim: %s is not a dim of the %d-d input (allowed: an integer from %d to %d)", DescribeValue(v.V), rank, -rank, rank-1)
 			}
 		}
 		return b.Softmax(name, x), nil
@@ -460,9 +455,6 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		}
 		if c := b.Shape(x)[1]; c != f {
 			return x, ls.Pos.Errorf("batchnorm2d: features is %d but the input has %d channels", f, c)
-		}
-		if s := b.Shape(x); e.m.Training.Mode == ModeTrain && s[0]*s[2]*s[3] == 1 {
-			return x, ls.Pos.Errorf("batchnorm2d: input %s has one value per channel, which training batch norm refuses (allowed: batch × height × width above 1)", FormatShape(s))
 		}
 		var w, bb, rm, rv TensorID
 		b.Scoped(name, func() {

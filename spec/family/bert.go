@@ -95,7 +95,7 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 		c.fail("add_cross_attention", "true is not supported (allowed: false)")
 	}
 	if v, ok := c.raw("chunk_size_feed_forward"); ok && !sameInt(v, 0) {
-		c.fail("chunk_size_feed_forward", "%s is not supported (allowed: 0, no chunking)", shown(v))
+		c.fail("chunk_size_feed_forward", "%s is not supported (allowed: 0, no chunking)", spec.DescribeValue(v))
 	}
 	c.Divides("hidden_size", d, "num_attention_heads", nh)
 	if c.err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/memplan/memplan/spec"
@@ -38,11 +37,11 @@ func (c *hfConfig) checkShared() {
 		c.fail("attn_implementation", "%v is not what training.attention says (%s): memplan models the attention training.attention names (allowed: that value, or leave the key out and set training.attention: sdpa | eager)", v.V, t.Attention)
 	}
 	if v, ok := c.m.Config["gradient_checkpointing"]; ok && truthy(v.V) && !t.ActivationCheckpointing {
-		c.fail("gradient_checkpointing", "%v makes transformers checkpoint every layer (allowed: false; set training.activation_checkpointing: true instead)", shown(v.V))
+		c.fail("gradient_checkpointing", "%v makes transformers checkpoint every layer (allowed: false; set training.activation_checkpointing: true instead)", spec.DescribeValue(v.V))
 	}
 	for _, key := range []string{"output_attentions", "output_hidden_states"} {
 		if v, ok := c.m.Config[key]; ok && truthy(v.V) {
-			c.fail(key, "%s keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", shown(v.V), strings.TrimPrefix(key, "output_"))
+			c.fail(key, "%s keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", spec.DescribeValue(v.V), strings.TrimPrefix(key, "output_"))
 		}
 	}
 	// BERT and ViT attend both ways, the decoders causally; is_causal
@@ -209,26 +208,13 @@ func (c *hfConfig) Int(key string) int64 {
 	}
 	switch {
 	case !isInt || n <= 0:
-		c.fail(key, "want a positive integer, got %s", shown(v))
+		c.fail(key, "want a positive integer, got %s", spec.DescribeValue(v))
 		return 1
 	case n > 1<<40:
 		c.fail(key, "%d is out of range (allowed: a positive integer up to %d)", n, int64(1)<<40)
 		return 1
 	}
 	return n
-}
-
-// shown is a config value as an error message quotes it: a float64 keeps
-// its decimal point (64.0, not 64) and a string its quotes ("12"), so that
-// "want an integer" says what is wrong with it.
-func shown(v any) string {
-	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		return strconv.FormatFloat(f, 'f', 1, 64)
-	}
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s) + " (a string)"
-	}
-	return fmt.Sprint(v)
 }
 
 // OptInt reads an integer key that may be null (returns def then).

@@ -275,7 +275,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 			}
 		}
 		if bi, ok := m.Config["use_bidirectional_attention"]; ok && truthy(bi.V) {
-			c.fail("use_bidirectional_attention", "%s makes every layer attend both ways, which is not modelled (allowed: false or null)", shown(bi.V))
+			c.fail("use_bidirectional_attention", "%s makes every layer attend both ways, which is not modelled (allowed: false or null)", spec.DescribeValue(bi.V))
 		}
 	}
 	l.rotary = l.headDim
@@ -976,7 +976,7 @@ func (c *hfConfig) nonNegInt(key string) int64 {
 		n, isInt = int64(i), true
 	}
 	if !isInt || n < 0 {
-		c.fail(key, "want a non-negative integer, got %s", shown(v))
+		c.fail(key, "want a non-negative integer, got %s", spec.DescribeValue(v))
 		return 0
 	}
 	return n
@@ -1028,7 +1028,7 @@ func (c *hfConfig) rotaryDims(headDim int64, headDimKey string) int64 {
 				case int64:
 					f = float64(x)
 				default:
-					c.fail(key, "partial_rotary_factor %v is not a number (allowed: a number from 0 to 1)", shown(pf.V))
+					c.fail(key, "partial_rotary_factor %v is not a number (allowed: a number from 0 to 1)", spec.DescribeValue(pf.V))
 				}
 			}
 		}

@@ -56,7 +56,7 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 		}
 	}
 	if v, ok := m.Config["head_dim"]; ok && v.V != nil && nh > 0 && !sameInt(v.V, d/nh) {
-		c.fail("head_dim", "%s is not modelled: ViT's projections then leave hidden_size/num_attention_heads = %d (allowed: %d or leave it out)", shown(v.V), d/nh, d/nh)
+		c.fail("head_dim", "%s is not modelled: ViT's projections then leave hidden_size/num_attention_heads = %d (allowed: %d or leave it out)", spec.DescribeValue(v.V), d/nh, d/nh)
 	}
 	c.Divides("hidden_size", d, "num_attention_heads", nh)
 	if c.err == nil && labelsN < 2 {
