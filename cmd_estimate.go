@@ -99,34 +99,23 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 		}
 		allowed = map[string]string{".json": "json", ".txt": "text", ".html": "html", ".xlsx": "xlsx"}
 	}
-	if *out != "" {
-		ext := strings.ToLower(filepath.Ext(*out))
-		byExt, ok := allowed[ext]
-		if !ok {
-			return usage("-o %s: unknown extension %q (allowed here: %s)", *out, filepath.Ext(*out), strings.Join(sortedKeys(allowed), ", "))
-		}
-		if formatGiven && byExt != *format {
-			return usage("--format %s and -o %s disagree (the extension sets the format; give one of them)", *format, *out)
-		}
-		*format = byExt
+	f, err := formatFor(*format, formatGiven, *out, allowed)
+	if err != nil {
+		return usage("%v", err)
 	}
+	*format = f
+	dst := &output{path: *out, stdout: stdout}
 	if len(sets) > 0 {
-		var buf bytes.Buffer
-		w := stdout
-		if *out != "" {
-			w = &buf
-		}
-		err := sweep(pos[0], *gpu, *format, sets, w)
+		err := sweep(pos[0], *gpu, *format, sets, dst)
 		var ue usageError
 		if errors.As(err, &ue) {
 			return usage("%v", err)
 		}
 		var pf pointsFailed
-		if *out != "" && (err == nil || errors.As(err, &pf)) {
-			if werr := writeFileAtomic(*out, buf.Bytes()); werr != nil {
-				return fail(stderr, werr)
+		if err == nil || errors.As(err, &pf) { // every row was written
+			if derr := dst.done(); derr != nil {
+				return fail(stderr, derr)
 			}
-			fmt.Fprintf(stdout, "wrote %s\n", *out)
 		}
 		if err != nil {
 			return fail(stderr, err)
@@ -138,19 +127,11 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	if *events {
-		var buf bytes.Buffer
-		w := stdout
-		if *out != "" {
-			w = &buf
-		}
-		if err := report.WriteEvents(w, r); err != nil {
+		if err := report.WriteEvents(dst, r); err != nil {
 			return fail(stderr, err)
 		}
-		if *out != "" {
-			if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-				return fail(stderr, err)
-			}
-			fmt.Fprintf(stdout, "wrote %s\n", *out)
+		if err := dst.done(); err != nil {
+			return fail(stderr, err)
 		}
 		return exitOK
 	}

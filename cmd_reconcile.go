@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/calibrate"
@@ -31,17 +29,10 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "memplan reconcile: --format %q (allowed: text, html, json)\n", f)
 		return exitUsage
 	}
-	if *out != "" {
-		byExt := map[string]string{".html": "html", ".htm": "html", ".json": "json", ".txt": "text"}[strings.ToLower(filepath.Ext(*out))]
-		switch {
-		case byExt == "":
-			fmt.Fprintf(stderr, "memplan reconcile: -o %s: unknown extension %q (allowed: .html, .json, .txt)\n", *out, filepath.Ext(*out))
-			return exitUsage
-		case f != "" && f != byExt:
-			fmt.Fprintf(stderr, "memplan reconcile: --format %s and -o %s disagree (the extension sets the format; give one of them)\n", f, *out)
-			return exitUsage
-		}
-		f = byExt
+	f, err := formatFor(f, f != "", *out, map[string]string{".html": "html", ".htm": "html", ".json": "json", ".txt": "text"})
+	if err != nil {
+		fmt.Fprintf(stderr, "memplan reconcile: %v\n", err)
+		return exitUsage
 	}
 	if f == "" {
 		f = "text"
@@ -55,28 +46,21 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	rep := reconcile.Compare(r, m)
-	var buf bytes.Buffer
+	dst := &output{path: *out, stdout: stdout}
 	switch f {
 	case "html":
-		err = reconcile.WriteHTML(&buf, rep)
+		err = reconcile.WriteHTML(dst, rep)
 	case "json":
-		enc := json.NewEncoder(&buf)
+		enc := json.NewEncoder(dst)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	default:
-		err = reconcile.WriteText(&buf, rep)
+		err = reconcile.WriteText(dst, rep)
+	}
+	if err == nil {
+		err = dst.done()
 	}
 	if err != nil {
-		return fail(stderr, err)
-	}
-	if *out != "" {
-		if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-			return fail(stderr, err)
-		}
-		fmt.Fprintf(stdout, "wrote %s\n", *out)
-		return exitOK
-	}
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return fail(stderr, err)
 	}
 	return exitOK

@@ -18,16 +18,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "the report to write: .html or .xlsx (also .json, .txt)")
 	gpu := fs.String("gpu", "", "GPU profile: a built-in name ("+strings.Join(calibrate.BuiltinNames(), ", ")+") or a calibration file; default: the description's gpu")
 	tmpl := fs.String("template", "", "an HTML template to use instead of the embedded one (a copy of templates/report.html.tmpl)")
-	pos, code := parseArgs(fs, args, stdout)
+	pos, code := parseFile(fs, args, stdout)
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 || *out == "" {
-		if len(pos) != 1 {
-			fmt.Fprintf(stderr, "memplan report: want one description file, got %d arguments%s\n", len(pos), listed(pos))
-		} else {
-			fmt.Fprintln(stderr, "memplan report: -o is required (the report to write: .html, .xlsx, .json or .txt)")
-		}
+	if *out == "" {
+		fmt.Fprintln(stderr, "memplan report: -o is required (the report to write: .html, .xlsx, .json or .txt)")
 		fs.Usage()
 		return exitUsage
 	}
