@@ -73,9 +73,12 @@ func (s *addressSpace) add(lo, hi int64) {
 		i, _ := slices.BinarySearch(s.widths, w)
 		s.widths = slices.Insert(s.widths, i, w)
 	}
-	i, _ := slices.BinarySearchFunc(starts, lo, func(a, b int64) int { return cmp.Compare(b, a) })
+	i, _ := slices.BinarySearchFunc(starts, lo, descending)
 	s.los[w] = slices.Insert(starts, i, lo)
 }
+
+// descending orders a width's starts highest first.
+func descending(a, b int64) int { return cmp.Compare(b, a) }
 
 // remove takes the free range [lo, hi) out.
 func (s *addressSpace) remove(lo, hi int64) {
@@ -83,7 +86,7 @@ func (s *addressSpace) remove(lo, hi int64) {
 	delete(s.byHi, hi)
 	w := hi - lo
 	starts := s.los[w]
-	i, _ := slices.BinarySearchFunc(starts, lo, func(a, b int64) int { return cmp.Compare(b, a) })
+	i, _ := slices.BinarySearchFunc(starts, lo, descending)
 	starts = slices.Delete(starts, i, i+1)
 	s.los[w] = starts // kept when empty: the width is likely to come back
 	if len(starts) > 0 {

@@ -112,12 +112,11 @@ func ParseSize(s string) (int64, error) {
 			return parseShape(s, dims, dtype)
 		}
 	}
-	compact := plain
 	i := 0
-	for i < len(compact) && (compact[i] >= '0' && compact[i] <= '9' || compact[i] == '.') {
+	for i < len(plain) && (plain[i] >= '0' && plain[i] <= '9' || plain[i] == '.') {
 		i++
 	}
-	num, unit := compact[:i], compact[i:]
+	num, unit := plain[:i], plain[i:]
 	if num == "" || strings.Count(num, ".") > 1 || num == "." {
 		return 0, &SizeError{Input: s, Reason: "no number; want a size such as " + sizeExamples}
 	}
