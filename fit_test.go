@@ -332,3 +332,19 @@ func TestOneRankSettings(t *testing.T) {
 		t.Errorf("ResNet-50 at batch 1, 32 px: exit %d, %q", code, out)
 	}
 }
+
+// A description that reads its model from a config.json takes overrides
+// like any other: sweeps, check and fit validate it again after the file
+// has named the architecture.
+func TestHFConfigDescriptionTakesOverrides(t *testing.T) {
+	const desc = "examples/llama3.2-1b-hf-config-bf16-adamw-b4.yaml"
+	if code, out, stderr := runCLI("estimate", desc, "--set", "training.batch_size=1,2", "--format", "csv"); code != exitOK || strings.Count(out, "\n") != 3 {
+		t.Errorf("sweep: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := runCLI("check", desc, "--budget", "140GB"); code != exitOK || !strings.HasPrefix(out, "FITS") {
+		t.Errorf("check: exit %d %q %s", code, out, stderr)
+	}
+	if code, out, stderr := runCLI("fit", desc); code != exitOK || !strings.Contains(out, "largest batch_size") {
+		t.Errorf("fit: exit %d\n%s%s", code, out, stderr)
+	}
+}

@@ -137,10 +137,8 @@ func (s *sim) terms(peak *PhaseRun) []Term {
 	terms := []Term{
 		{Name: "parameters", Bytes: pb, Included: true, Note: fmt.Sprintf("%d parameters, %s (%.1f MB)", g.ParamCount(), mibStr(pb), float64(pb)/mb)},
 	}
-	if bufferBytes > 0 {
-		terms = append(terms, Term{Name: "buffers", Bytes: bufferBytes, Included: true, Note: "non-trainable module state (running statistics, position ids)"})
-	}
 	terms = append(terms,
+		Term{Name: "buffers", Bytes: bufferBytes, Included: true, Note: "non-trainable module state (running statistics, position ids)"},
 		Term{Name: "gradients", Bytes: gradBytes, Included: s.train, Note: noteIf(s.train, "one .grad per parameter, in the parameter dtype, freed by zero_grad(set_to_none=True)", "inference: no gradients")},
 		Term{Name: "optimizer state", Bytes: stateBytes, Included: s.train && stateBytes > 0, Note: optimizerNote(t)},
 		Term{Name: "model states (parameters + gradients + optimizer state)", Bytes: states, Included: true, Where: WhereSubtotal, Note: fmt.Sprintf("%s = %.1f MB, before activations and allocator rounding", mibStr(states), float64(states)/mb)},

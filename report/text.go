@@ -71,7 +71,7 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 		for _, k := range estimate.SortedRoles(ph.PeakByRole) {
 			parts = append(parts, fmt.Sprintf("%s %s", k, MiB(ph.PeakByRole[k])))
 		}
-		ew.Printf("live at the peak: %s\n", strings.Join(parts, ", "))
+		ew.Printf("live at the peak, in allocator blocks (parameter includes buffers): %s\n", strings.Join(parts, ", "))
 	}
 	for _, g := range r.Gaps {
 		ew.Printf("%s → %s: +%s: %s\n", g.From, g.To, MiB(g.Bytes), g.Cause)

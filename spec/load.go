@@ -302,6 +302,11 @@ func (d *decoder) model(root *yaml.Node) (*Model, error) {
 	if m.GPU == "" {
 		m.GPU = "h200"
 	}
+	if m.Architecture != "" && m.HFConfig != "" {
+		// Checked here, not in validate: once the config.json is read, the
+		// architecture it names is the model's, and overrides validate again.
+		return nil, m.At("model.hf_config").Errorf("model.hf_config and model.architecture both given (allowed: one of them; hf_config names its architecture)")
+	}
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
@@ -560,8 +565,6 @@ func (m *Model) validate() error {
 	hasArch := m.Architecture != "" || m.HFConfig != ""
 	hasLayers := len(m.Layers) > 0 || len(m.Inputs) > 0
 	switch {
-	case m.Architecture != "" && m.HFConfig != "":
-		return m.At("model.hf_config").Errorf("model.hf_config and model.architecture both given (allowed: one of them; hf_config names its architecture)")
 	case hasArch && hasLayers:
 		return m.At("model").Errorf("model gives both an architecture and layers (allowed: architecture + config, hf_config, or inputs + layers + loss)")
 	case !hasArch && !hasLayers:

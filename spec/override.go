@@ -42,6 +42,9 @@ func (m *Model) SetAll(kvs [][2]string) error {
 		}
 	}
 	if vErr := m.validate(); vErr != nil {
+		if len(kvs) == 0 {
+			return vErr
+		}
 		var parts []string
 		for _, kv := range kvs {
 			parts = append(parts, kv[0]+"="+kv[1])

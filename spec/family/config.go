@@ -44,6 +44,15 @@ func (c *hfConfig) checkShared() {
 			c.fail(key, "%s keeps every layer's %s until the output dies, which memplan does not model (allowed: false)", spec.DescribeValue(v.V), strings.TrimPrefix(key, "output_"))
 		}
 	}
+	if v, ok := c.m.Config["quantization_config"]; ok && v.V != nil {
+		method := ""
+		if q, isMap := v.V.(map[string]spec.Value); isMap {
+			if qm, isStr := q["quant_method"].V.(string); isStr {
+				method = " (" + qm + ")"
+			}
+		}
+		c.fail("quantization_config", "a quantized checkpoint%s is not modelled: memplan would estimate unquantized weights (allowed: leave the key out to estimate the model unquantized in training.precision)", method)
+	}
 	// BERT and ViT attend both ways, the decoders causally; is_causal
 	// set otherwise overrides the masks the model builds.
 	causal := c.class != "BertConfig" && c.class != "ViTConfig"

@@ -32,6 +32,8 @@ func TestConfigKeysThatChangeMemory(t *testing.T) {
 		{"LlamaForCausalLM", smallCfg + "    output_hidden_states: false\n", train, ""},
 		{"BertForMaskedLM", "    is_causal: true\n", train, "model.config.is_causal: true overrides the masks BertConfig builds"},
 		{"BertForMaskedLM", "    is_causal: false\n", train, ""}, // what BERT does anyway
+		{"LlamaForCausalLM", smallCfg + "    quantization_config: {quant_method: awq, bits: 4}\n", train, "model.config.quantization_config: a quantized checkpoint (awq) is not modelled"},
+		{"LlamaForCausalLM", smallCfg + "    quantization_config: null\n", train, ""},
 		{"LlamaForCausalLM", smallCfg + "    is_causal: true\n", train, ""},
 		{"LlamaForCausalLM", smallCfg + "    hidden_act: null\n", train, "model.config.hidden_act: null is not allowed (allowed: silu, swish"},
 		{"LlamaForCausalLM", smallCfg + "    attention_dropout: null\n", train, "model.config.attention_dropout: null is not allowed (allowed: a number from 0 to 1)"},
