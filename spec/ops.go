@@ -445,15 +445,20 @@ func (b *Builder) Contiguous(name string, x TensorID, shape ...int64) TensorID {
 
 // CacheCopy is DynamicCache.update's torch.cat of a [B, H, S, d] key or
 // value view onto the empty cache: a contiguous copy, held until the output
-// is dropped. Its gradient passes back as a slice; relayout says the
+// is dropped. The cache layer's empty tensors take the first key's dtype
+// (DynamicLayer.lazy_initialization), so the copy is in the promotion of
+// that and x's: under autocast a rotary-embedded key is fp32 and so is the
+// value's copy. Its gradient passes back as a slice; relayout says the
 // attention's gradient is laid out unlike the view's base, so the backward
-// of the view makes a new buffer (modelled as the copy's backward).
-func (b *Builder) CacheCopy(name string, x TensorID, relayout bool) TensorID {
+// of the view makes a new buffer (modelled as the copy's backward), and so
+// does a copy in another dtype (the gradient is cast back to x's).
+func (b *Builder) CacheCopy(name string, x TensorID, cacheDType DType, relayout bool) TensorID {
+	dt := promote(cacheDType, b.DType(x))
 	flow := GradPassThrough
-	if relayout {
+	if relayout || dt != b.DType(x) {
 		flow = GradNew
 	}
-	out := b.Emit(OpSpec{Kind: "cat", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", b.DType(x), b.Shape(x)...)}, Flow: flow})[0]
+	out := b.Emit(OpSpec{Kind: "cat", Name: name, Inputs: []TensorID{x}, Outputs: []TensorSpec{TS("out", dt, b.Shape(x)...)}, Flow: flow})[0]
 	b.T(out).Cached = true
 	return out
 }

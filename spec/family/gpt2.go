@@ -189,8 +189,8 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 				// In the backward, v's gradient (a bmm output, [B, H, S, d])
 				// is copied back to the projection's layout; k's (the
 				// transposed operand's) is not (measured).
-				k = b.CacheCopy("cache_keys", k, false)
-				v = b.CacheCopy("cache_values", v, true)
+				k = b.CacheCopy("cache_keys", k, b.DType(k), false)
+				v = b.CacheCopy("cache_values", v, b.DType(k), true)
 			}
 			o, weights = g.eagerAttention(parts[0], k, v)
 		} else {
@@ -203,8 +203,8 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 				// buffer each before dv's and dk's are freed); the
 				// memory-efficient kernel's come back laid out [B, S, H, d].
 				relayout := spec.PickSDPA(b.DType(k), false) == spec.SDPACuDNN
-				k = b.CacheCopy("cache_keys", k, relayout)
-				v = b.CacheCopy("cache_values", v, relayout)
+				k = b.CacheCopy("cache_keys", k, b.DType(k), relayout)
+				v = b.CacheCopy("cache_values", v, b.DType(k), relayout)
 			}
 			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true)
 		}

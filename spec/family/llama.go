@@ -697,8 +697,12 @@ func (l *llama) attention(x spec.TensorID, p llamaLayer, cos, sin, mask spec.Ten
 					Outputs: []spec.TensorSpec{spec.TS("out", spec.Int64)}})[0]
 				b.T(win).Cached = true
 			}
-			k = b.CacheCopy("cache_keys", k, false)
-			v = b.CacheCopy("cache_values", v, false)
+			// The layer's empty cache takes the key's dtype: under
+			// autocast the rotary embedding leaves the key fp32 (bf16
+			// projection × fp32 cos), and the value's copy is fp32 too.
+			cacheDType := b.DType(k)
+			k = b.CacheCopy("cache_keys", k, cacheDType, false)
+			v = b.CacheCopy("cache_values", v, cacheDType, false)
 			b.HoldUntilLastOp(k0, v0)
 		}
 		var o spec.TensorID

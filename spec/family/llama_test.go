@@ -398,3 +398,32 @@ func TestHubConfigsOfNewFamilies(t *testing.T) {
 		}
 	}
 }
+
+// DynamicLayer makes its empty key and value tensors in the first key's
+// dtype, and torch.cat promotes: under autocast the rotary-embedded key is
+// fp32 (bf16 projection × fp32 cos), so the value's cache copy is fp32 as
+// well and SDPA casts it back (measured: Qwen2.5-0.5B under amp-bf16,
+// holdout35). In pure bf16 both stay bf16.
+func TestLlamaCacheTakesTheKeysDType(t *testing.T) {
+	for _, c := range []struct {
+		precision string
+		want      spec.DType
+	}{{"amp-bf16", spec.FP32}, {"bf16", spec.BF16}} {
+		g, err := expandYAML(t, llamaYAML("Qwen2ForCausalLM", smallCfg, "  mode: train\n  batch_size: 2\n  seq_len: 128\n  precision: "+c.precision+"\n  optimizer: adamw\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, op := range g.Ops {
+			if strings.HasSuffix(op.Name, ".cache_keys") || strings.HasSuffix(op.Name, ".cache_values") {
+				n++
+				if dt := g.Tensors[op.Outputs[0]].DType; dt != c.want {
+					t.Errorf("%s: %s is %v, want %v", c.precision, op.Name, dt, c.want)
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%s: no cache copies", c.precision)
+		}
+	}
+}
