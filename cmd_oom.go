@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/internal/readlimit"
 	"io"
 	"os"
 
@@ -24,7 +25,7 @@ func runOOM(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 || pos[0] == "-" {
 		data, err = io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
 	} else {
-		data, err = os.ReadFile(pos[0])
+		data, err = readlimit.File(pos[0], 1<<20)
 	}
 	if err != nil {
 		return fail(stderr, fmt.Errorf("reading the OOM message: %w", err))

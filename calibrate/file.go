@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/memplan/memplan/internal/atomicfile"
+	"github.com/memplan/memplan/internal/readlimit"
 	"github.com/memplan/memplan/internal/yamlnode"
 	"os"
 	"path/filepath"
@@ -45,7 +46,8 @@ func looksLikePath(s string) bool {
 
 // LoadFile reads a profile file. The profile's Name becomes the path.
 func LoadFile(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	// A calibrated convolution table is tens of kilobytes per model.
+	data, err := readlimit.File(path, 64<<20)
 	if err != nil {
 		return nil, fmt.Errorf("reading GPU profile: %w", err)
 	}

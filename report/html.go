@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/memplan/memplan/internal/readlimit"
 	"html/template"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/memplan/memplan/estimate"
@@ -23,7 +23,7 @@ import (
 func WriteHTML(w io.Writer, r *estimate.Result, opt Options) error {
 	src, name := templates.ReportHTML, "report.html.tmpl"
 	if opt.Template != "" {
-		b, err := os.ReadFile(opt.Template)
+		b, err := readlimit.File(opt.Template, 8<<20)
 		if err != nil {
 			return fmt.Errorf("reading the HTML template: %w", err)
 		}

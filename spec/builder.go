@@ -191,7 +191,16 @@ func (b *Builder) Input(name string, shape []int64, dt DType) TensorID {
 func (b *Builder) T(id TensorID) *Tensor { return &b.g.Tensors[id] }
 
 // Shape returns a copy of a tensor's shape.
-func (b *Builder) Shape(id TensorID) []int64 { return b.carveShape(b.g.Tensors[id].Shape) }
+func (b *Builder) Shape(id TensorID) []int64 {
+	if b.err != nil {
+		// After an error every op hands out the scratch tensor, whose rank
+		// is not what the caller's code expects: a shape of ones of any
+		// rank a caller indexes lets the build run to its end, where the
+		// first error is returned.
+		return []int64{1, 1, 1, 1, 1, 1, 1, 1}
+	}
+	return b.carveShape(b.g.Tensors[id].Shape)
+}
 
 // DType returns a tensor's dtype.
 func (b *Builder) DType(id TensorID) DType { return b.g.Tensors[id].DType }

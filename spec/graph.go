@@ -284,20 +284,24 @@ func ShapeBytes(name string, shape []int64, dt DType) (int64, error) {
 			return 0, fmt.Errorf("tensor %s: dimension %d in %s is not positive", name, d, FormatShape(shape))
 		}
 		hi, lo := bits.Mul64(n, uint64(d))
-		if hi != 0 || lo > 1<<62 {
+		if hi != 0 || lo >= MaxTensorBytes {
 			return 0, &SizeOverflowError{Tensor: name, Shape: shape, DType: dt}
 		}
 		n = lo
 	}
 	hi, lo := bits.Mul64(n, uint64(dt.Size()))
-	if hi != 0 || lo > 1<<62 {
+	if hi != 0 || lo >= MaxTensorBytes {
 		return 0, &SizeOverflowError{Tensor: name, Shape: shape, DType: dt}
 	}
 	return int64(lo), nil
 }
 
-// SizeOverflowError is a tensor whose bytes no int64 holds (2^62 and more):
-// a description's sizes beyond any device.
+// MaxTensorBytes is the first tensor size refused: PyTorch's caching
+// allocator refuses any single allocation of 2^60 bytes or more.
+const MaxTensorBytes = 1 << 60
+
+// SizeOverflowError is a tensor of MaxTensorBytes or more: a description's
+// sizes beyond any device, which PyTorch would refuse to allocate.
 type SizeOverflowError struct {
 	Tensor string
 	Shape  []int64
@@ -306,7 +310,7 @@ type SizeOverflowError struct {
 
 // Error names the tensor, its shape and what to lower.
 func (e *SizeOverflowError) Error() string {
-	return fmt.Sprintf("tensor %s: shape %s of %s is 2^62 bytes or more (allowed: sizes that keep every tensor below that; lower the batch, sequence or image size, or the model's dimensions)", e.Tensor, FormatShape(e.Shape), e.DType)
+	return fmt.Sprintf("tensor %s: shape %s of %s is 2^60 bytes or more, which PyTorch refuses to allocate (allowed: sizes that keep every tensor below that; lower the batch, sequence or image size, or the model's dimensions)", e.Tensor, FormatShape(e.Shape), e.DType)
 }
 
 // FormatShape prints a shape as [a, b, c].

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/memplan/memplan/internal/readlimit"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,10 @@ func (m *Model) loadHFConfig() error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(m.File), path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, maxFileBytes)
+	if tooLarge := (*readlimit.TooLargeError)(nil); errors.As(err, &tooLarge) {
+		return at.Errorf("model.hf_config: %s is larger than %d bytes (allowed: a transformers config.json of at most that)", m.HFConfig, maxFileBytes)
+	}
 	if err != nil {
 		return at.Errorf("model.hf_config: cannot read %s: %v (allowed: a path to a transformers config.json, relative to this file)", m.HFConfig, unwrapPathError(err))
 	}

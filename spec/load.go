@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/internal/readlimit"
 	"github.com/memplan/memplan/internal/yamlnode"
 )
 
@@ -26,7 +26,11 @@ const (
 
 // Load reads and validates a description file.
 func Load(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, maxFileBytes)
+	var tooLarge *readlimit.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return nil, Pos{path, 1, 1}.Errorf("file is larger than %d bytes (allowed: at most %d)", maxFileBytes, maxFileBytes)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading model description: %w", err)
 	}

@@ -539,7 +539,7 @@ func (a *Allocator) allocBlock(p *params, isRetry bool) bool {
 		p.block = a.tryAllocateExpandableBlock(p)
 		return p.block != nil
 	}
-	if a.cfg.Capacity > 0 && a.st.Reserved+p.allocSize > a.cfg.Capacity {
+	if !a.canReserve(p.allocSize) {
 		return false
 	}
 	p.block = a.newBlock(a.newAddr(p.allocSize), p.allocSize, p.stream, p.pool, 0, true)
@@ -547,6 +547,20 @@ func (a *Allocator) allocBlock(p *params, isRetry bool) bool {
 	raise(&a.st.Reserved, &a.st.ReservedPeak, p.allocSize)
 	a.st.NumDeviceAlloc++
 	return true
+}
+
+// MaxReserved bounds what an allocator without a capacity reserves: past
+// 2^62 bytes no device exists and the counts would near int64's end.
+const MaxReserved int64 = 1 << 62
+
+// canReserve reports whether n more bytes may be reserved: within the
+// capacity, or MaxReserved when there is none.
+func (a *Allocator) canReserve(n int64) bool {
+	limit := a.cfg.Capacity
+	if limit <= 0 {
+		limit = MaxReserved
+	}
+	return a.st.Reserved+n <= limit
 }
 
 // allocFoundBlock is alloc_found_block: split off the request if asked and
@@ -782,7 +796,7 @@ func (a *Allocator) mapBlock(bi int32, size int64) bool {
 	begin := (b.addr - seg.base) / seg.page
 	end := (b.addr + size - seg.base + seg.page - 1) / seg.page
 	mapped := (end - begin) * seg.page
-	if mapped == 0 || (a.cfg.Capacity > 0 && a.st.Reserved+mapped > a.cfg.Capacity) {
+	if mapped == 0 || !a.canReserve(mapped) {
 		return false
 	}
 	pool := a.poolOf(b)

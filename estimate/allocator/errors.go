@@ -18,8 +18,13 @@ type OOMError struct {
 // OutOfMemoryError message.
 func (e *OOMError) Error() string {
 	capacity := "unlimited"
-	if e.Capacity > 0 {
+	switch {
+	case e.Capacity > 0:
 		capacity = formatSize(e.Capacity)
+	case e.Requested >= MaxRequest:
+		return fmt.Sprintf("PyTorch refuses a single allocation of 2^60 bytes or more (request of %d bytes on stream %d)", e.Requested, e.Stream)
+	case e.Reserved+e.AllocSize > MaxReserved:
+		return fmt.Sprintf("the step would reserve more than 2^62 bytes, beyond any device (request of %d bytes on stream %d with %s reserved)", e.Requested, e.Stream, formatSize(e.Reserved))
 	}
 	return fmt.Sprintf("out of memory: tried to allocate %s (request of %d bytes on stream %d); "+
 		"capacity %s, of which %s is allocated and %s is reserved but unallocated",

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -713,5 +714,23 @@ func BenchmarkTrainingSteps(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ev)), "ns/event")
 			b.ReportMetric(float64(len(ev)), "events")
 		})
+	}
+}
+
+// Without a capacity the allocator still stops where no device exists and
+// its counts would near int64's end, and says so; a single request of 2^60
+// bytes or more is refused as PyTorch refuses it.
+func TestUnlimitedHasAnEnd(t *testing.T) {
+	a := New(Config{})
+	for i := 0; i < 8; i++ {
+		if _, err := a.Malloc(1<<59, 0); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if _, err := a.Malloc(1<<59, 0); err == nil || !strings.Contains(err.Error(), "more than 2^62 bytes, beyond any device") {
+		t.Errorf("past 2^62 reserved: %v", err)
+	}
+	if _, err := New(Config{}).Malloc(MaxRequest, 0); err == nil || !strings.Contains(err.Error(), "PyTorch refuses a single allocation of 2^60 bytes or more") {
+		t.Errorf("2^60: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 	}
 	c := newConfig(m, class, defaults)
 	d := c.Int("hidden_size")
-	layers := c.Int("num_hidden_layers")
+	layers := c.Layers("num_hidden_layers")
 	nh := c.Int("num_attention_heads")
 	inner := c.Int("intermediate_size")
 	vocab := c.Int("vocab_size")

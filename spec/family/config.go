@@ -226,6 +226,21 @@ func (c *hfConfig) Int(key string) int64 {
 	return n
 }
 
+// maxLayers bounds a config's layer count: the deepest published models
+// have a few hundred layers, and an estimate walks every layer (a
+// 10,000-layer GPT-2 takes seconds; a billion would exhaust memory).
+const maxLayers = 10000
+
+// Layers reads a layer count: a positive integer up to maxLayers.
+func (c *hfConfig) Layers(key string) int64 {
+	n := c.Int(key)
+	if n > maxLayers {
+		c.fail(key, "%d layers is out of range (allowed: 1 to %d)", n, maxLayers)
+		return 1
+	}
+	return n
+}
+
 // OptInt reads an integer key that may be null (returns def then).
 func (c *hfConfig) OptInt(key string, def int64) int64 {
 	if _, ok := c.raw(key); !ok {

@@ -230,8 +230,8 @@ func TestConfigIntegerMessages(t *testing.T) {
 func TestSizeOverflow(t *testing.T) {
 	_, err := expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {vocab_size: 1000000000}\ntraining: {batch_size: 16777216, seq_len: 1024, precision: fp32, optimizer: adamw}\n")
 	var overflow *spec.SizeOverflowError
-	if err == nil || !strings.HasPrefix(err.Error(), "llama.yaml:5:") || !strings.Contains(err.Error(), "is 2^62 bytes or more (allowed:") || !errors.As(err, &overflow) {
-		t.Errorf("a 2^62-byte logits tensor: %v", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "llama.yaml:5:") || !strings.Contains(err.Error(), "is 2^60 bytes or more, which PyTorch refuses to allocate (allowed:") || !errors.As(err, &overflow) {
+		t.Errorf("a logits tensor past 2^60 bytes: %v", err)
 	}
 	// Sizes an override made are at no line of the file.
 	m, err := spec.Parse("llama.yaml", []byte("name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {vocab_size: 1000000000}\ntraining: {batch_size: 1, seq_len: 1024, precision: fp32, optimizer: adamw}\n"))
@@ -247,5 +247,24 @@ func TestSizeOverflow(t *testing.T) {
 	_, err = expandYAML(t, "name: t\nmodel:\n  architecture: GPT2LMHeadModel\ntraining: {batch_size: 99999999999999999999, seq_len: 64, precision: fp32, optimizer: adamw}\n")
 	if err == nil || !strings.Contains(err.Error(), "training.batch_size: 99999999999999999999 is out of range") {
 		t.Errorf("a batch of 20 digits: %v", err)
+	}
+}
+
+// A layer count past any real model is refused before the graph is built
+// (a billion layers would exhaust memory); so is a head size whose tensors
+// PyTorch would refuse, however far the build has to go to reach them.
+func TestHostileSizesRefused(t *testing.T) {
+	for _, c := range []struct{ cfg, want string }{
+		{"{n_layer: 99999999999}", "model.config.n_layer: 99999999999 layers is out of range (allowed: 1 to 10000)"},
+		{"{n_layer: 10001}", "model.config.n_layer: 10001 layers is out of range"},
+		{"{n_embd: 1073741824, n_head: 1, n_layer: 1}", "is 2^60 bytes or more, which PyTorch refuses to allocate"},
+	} {
+		m, err := spec.Parse("g.yaml", []byte("name: g\nmodel:\n  architecture: GPT2LMHeadModel\n  config: "+c.cfg+"\ntraining: {batch_size: 1, seq_len: 8}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Expand(m); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "g.yaml:") {
+			t.Errorf("%s: %v (want %q)", c.cfg, err, c.want)
+		}
 	}
 }

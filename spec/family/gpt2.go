@@ -40,7 +40,7 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	g := &gpt2{d: c.Int("n_embd"), heads: c.Int("n_head"), vocab: c.Int("vocab_size"),
 		resid: c.Float("resid_pdrop", 0, 1), embd: c.Float("embd_pdrop", 0, 1), attnDrop: c.Float("attn_pdrop", 0, 1),
 		act: c.Str("activation_function", "gelu_new", "gelu", "gelu_pytorch_tanh", "relu", "gelu_fast"), mask: spec.NoTensor}
-	layers := c.Int("n_layer")
+	layers := c.Layers("n_layer")
 	positions := c.Int("n_positions")
 	g.inner = c.OptInt("n_inner", 4*g.d)
 	c.Divides("n_embd", g.d, "n_head", g.heads)

@@ -218,7 +218,7 @@ type llamaLayer struct {
 
 func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) {
 	c := newConfig(m, v.class, v.defaults())
-	l := &llama{llamaVariant: v, vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Int("num_hidden_layers"),
+	l := &llama{llamaVariant: v, vocab: c.Int("vocab_size"), d: c.Int("hidden_size"), inner: c.Int("intermediate_size"), layers: c.Layers("num_hidden_layers"),
 		heads: c.Int("num_attention_heads"), act: c.Str(cmp.Or(v.actKey, "hidden_act"), "silu", "swish", "gelu", "gelu_pytorch_tanh", "relu")}
 	// Qwen3's and the Gemmas' config classes declare head_dim (and the
 	// Gemmas num_key_value_heads) as int: transformers refuses None there.

@@ -29,7 +29,7 @@ func registerViT(f map[string]expander) { f["ViTForImageClassification"] = expan
 func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 	c := newConfig(m, "ViTConfig", vitDefaults())
 	d := c.Int("hidden_size")
-	layers := c.Int("num_hidden_layers")
+	layers := c.Layers("num_hidden_layers")
 	nh := c.Int("num_attention_heads")
 	inner := c.Int("intermediate_size")
 	act := c.Str("hidden_act", encoderActs...)
