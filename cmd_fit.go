@@ -247,7 +247,7 @@ func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0
 func parsePercent(s string) (float64, error) {
 	v := strings.TrimSuffix(strings.TrimSpace(s), "%")
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
+	if err != nil || !(f >= 0) || math.IsInf(f, 0) { // NaN fails f >= 0
 		return 0, fmt.Errorf("headroom %q (allowed: a percentage such as 5%%)", s)
 	}
 	if strings.HasSuffix(strings.TrimSpace(s), "%") {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/calibrate"
@@ -22,6 +24,10 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 2 {
 		fmt.Fprintf(stderr, "memplan reconcile: want a description and a measured run, got %d arguments%s\n", len(pos), listed(pos))
 		fs.Usage()
+		return exitUsage
+	}
+	if err := outputNotInput(*out, pos); err != nil {
+		fmt.Fprintf(stderr, "memplan reconcile: %v\n", err)
 		return exitUsage
 	}
 	f := *format
@@ -45,6 +51,9 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	if err := m.SameModel(r, pos[0]); err != nil {
+		return fail(stderr, err)
+	}
 	rep := reconcile.Compare(r, m)
 	dst := &output{path: *out, stdout: stdout}
 	switch f {
@@ -64,4 +73,43 @@ func runReconcile(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	return exitOK
+}
+
+// outputNotInput refuses an -o that names one of the inputs, by its cleaned
+// path or, when both exist, as the same file (a link, another spelling):
+// writing the report there would replace what it was made from.
+func outputNotInput(out string, inputs []string) error {
+	if out == "" {
+		return nil
+	}
+	names := []string{"the description", "the measured run"}
+	outInfo, outErr := os.Stat(out)
+	for i, in := range inputs {
+		same := samePath(out, in)
+		if !same && outErr == nil {
+			if inInfo, err := os.Stat(in); err == nil {
+				same = os.SameFile(outInfo, inInfo)
+			}
+		}
+		if same {
+			what := "an input"
+			if i < len(names) {
+				what = names[i]
+			}
+			return fmt.Errorf("-o %s is %s %s (allowed: an output file that is neither input)", out, what, in)
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name one path once cleaned and made
+// absolute.
+func samePath(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	if a == b {
+		return true
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }

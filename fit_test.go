@@ -58,6 +58,11 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, _, _ := runCLI("check", "examples/gpt2-fp32-adamw-b8.yaml", "--budget", "lots"); code != exitUsage {
 		t.Errorf("bad budget: exit %d", code)
 	}
+	for _, h := range []string{"NaN%", "nan", "inf%"} {
+		if code, _, _ := runCLI("fit", "examples/gpt2-fp32-adamw-b8.yaml", "--headroom", h); code != exitUsage {
+			t.Errorf("headroom %s: exit %d, want %d", h, code, exitUsage)
+		}
+	}
 	if code, _, _ := runCLI("fit", "examples/gpt2-fp32-adamw-b8.yaml", "--headroom", "120%"); code != exitUsage {
 		t.Errorf("bad headroom: exit %d", code)
 	}
@@ -187,7 +192,8 @@ func TestSweepGPUAxis(t *testing.T) {
 // with the error, and the sweep exits 1.
 func TestSweepErrors(t *testing.T) {
 	for _, sets := range [][]string{{"training.batch_size=1,x"}, {"training.precision=bf16,fp12"},
-		{"training.batch_size=1,2", "training.batch_size=4"}} {
+		{"training.batch_size=1,2", "training.batch_size=4"}, {"training.optimizer=sgd", "training.momentum=nan"},
+		{"training.allocator.expandable_segments=1"}, {"gpu="}} {
 		args := []string{"estimate", "examples/gpt2-fp32-adamw-b8.yaml"}
 		for _, s := range sets {
 			args = append(args, "--set", s)
@@ -203,7 +209,7 @@ func TestSweepErrors(t *testing.T) {
 	}
 	// A setting the model does not read is refused as it is in the YAML.
 	for _, c := range [][2]string{{"examples/resnet50-fp32-sgd-b64.yaml", "training.seq_len=128"}, {"examples/gpt2-fp32-adamw-b8.yaml", "training.image_size=224"},
-		{"examples/gpt2-fp32-adamw-b8.yaml", "training.momentum=0.9"}} {
+		{"examples/gpt2-fp32-adamw-b8.yaml", "training.momentum=0.9"}, {"examples/mlp10m-fp32-adam.yaml", "training.seq_len=128"}} {
 		code, out, _ := runCLI("estimate", c[0], "--set", c[1], "--format", "csv")
 		if code != exitFailed || !strings.Contains(out, "allowed") {
 			t.Errorf("%s --set %s: exit %d, %q (want the point refused, exit 1)", c[0], c[1], code, out)

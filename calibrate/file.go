@@ -67,7 +67,7 @@ func Parse(data []byte, file string) (*Profile, error) {
 		return nil, yamlSyntaxError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty GPU profile", file)
+		return nil, fmt.Errorf("%s:1:1: empty GPU profile (allowed: a profile memplan calibrate wrote, or a built-in GPU name)", file)
 	}
 	d := &strictDecoder{file: file, keys: map[string]*yaml.Node{}}
 	var p Profile

@@ -1,13 +1,6 @@
 package reconcile
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-
-	"github.com/memplan/memplan/estimate"
-)
+import "github.com/memplan/memplan/estimate"
 
 // Measured is one measured run as probe/memplan_probe.py writes it (the
 // format of shared/validation/README.md): allocator counters around each
@@ -31,6 +24,10 @@ type Measured struct {
 	FinalStats        Stats `json:"final_stats"`
 
 	Iterations []MeasuredIteration `json:"iterations"`
+
+	// src is the file the run was read from, for positions in errors;
+	// nil for a run built in memory.
+	src *source
 }
 
 // NVML is one reading of the device through NVML: everything used on the
@@ -95,45 +92,4 @@ func (m *Measured) Phase(i int, p estimate.Phase) (MeasuredPhase, bool) {
 	}
 	ph, ok := m.Iterations[i].Phases[p.String()]
 	return ph, ok
-}
-
-// ReadMeasured reads a measured run from a file.
-func ReadMeasured(path string) (*Measured, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading measured run: %w", err)
-	}
-	defer f.Close()
-	m, err := DecodeMeasured(f)
-	if err != nil {
-		return nil, fmt.Errorf("reading measured run %s: %w", path, err)
-	}
-	return m, nil
-}
-
-// DecodeMeasured decodes and checks a measured run: at least one iteration,
-// known phase names, and counters that are not all zero.
-func DecodeMeasured(r io.Reader) (*Measured, error) {
-	var m Measured
-	if err := json.NewDecoder(r).Decode(&m); err != nil {
-		return nil, fmt.Errorf("decoding JSON: %w", err)
-	}
-	if len(m.Iterations) == 0 {
-		return nil, fmt.Errorf("no iterations (want the JSON probe/memplan_probe.py writes: iterations[i].phases.forward.before/after …)")
-	}
-	for i, it := range m.Iterations {
-		if len(it.Phases) == 0 {
-			return nil, fmt.Errorf("iteration %d has no phases", i)
-		}
-		for name, ph := range it.Phases {
-			var p estimate.Phase
-			if err := p.UnmarshalText([]byte(name)); err != nil {
-				return nil, fmt.Errorf("iteration %d: %w (allowed: forward, backward, optimizer, zero_grad)", i, err)
-			}
-			if ph.After.AllocatedPeak == 0 && ph.After.ReservedCurrent == 0 {
-				return nil, fmt.Errorf("iteration %d %s: no allocator counters (allocated_bytes.all.peak, reserved_bytes.all.current)", i, name)
-			}
-		}
-	}
-	return &m, nil
 }

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -267,18 +268,103 @@ func TestHTMLEscapes(t *testing.T) {
 	}
 }
 
-func TestDecodeMeasuredRefuses(t *testing.T) {
+// TestParseMeasuredRefuses: each refusal is one line, FILE:LINE:COL, what
+// is wrong and what is allowed, in the file's words, not Go's.
+func TestParseMeasuredRefuses(t *testing.T) {
+	const after = `"after": {"allocated_bytes.all.peak": 5, "reserved_bytes.all.current": 8}`
 	for _, c := range []struct{ in, want string }{
-		{`nope`, "decoding JSON"},
-		{`{"case": "x"}`, "no iterations"},
-		{`{"iterations": [{"phases": {}}]}`, "no phases"},
-		{`{"iterations": [{"phases": {"warmup": {"after": {"allocated_bytes.all.peak": 1}}}}]}`, `unknown phase "warmup"`},
-		{`{"iterations": [{"phases": {"forward": {"after": {}}}}]}`, "no allocator counters"},
+		{``, "m.json:1:1: empty file (allowed: the JSON memplan_probe.py writes)"},
+		{" \n\t\n", "m.json:1:1: empty file (allowed: the JSON memplan_probe.py writes)"},
+		{"\xef\xbb\xbf{}", "m.json:1:1: the file starts with a UTF-8 byte-order mark (allowed: the JSON memplan_probe.py writes, which has none; Python's json.load refuses one too)"},
+		{`nope`, "m.json:1:2: not valid JSON: invalid character 'o' in literal null (expecting 'u') (allowed: the JSON memplan_probe.py writes)"},
+		{"{\n  \"case\": \"x\",\n  ]", "m.json:3:3: not valid JSON: invalid character ']' looking for beginning of object key string (allowed: the JSON memplan_probe.py writes)"},
+		{"{\"iterations\": [\n", "m.json:1:17: the file ends before the JSON object does (allowed: the JSON memplan_probe.py writes, whole)"},
+		{"{\"iterations\": [{\"phases\": {\"forward\": {" + after + "}}}]}\nxyz\n", "m.json:2:1: more after the JSON object (allowed: one JSON object, then only white space)"},
+		{"{\"iterations\": [{\"phases\": {\"forward\": {" + after + "}}}]}}", "m.json:1:119: more after the JSON object (allowed: one JSON object, then only white space)"},
+		{`[1, 2]`, "m.json:1:1: the file holds an array (allowed: a JSON object, the JSON memplan_probe.py writes)"},
+		{`"x"`, `m.json:1:1: the file holds "x" (allowed: a JSON object, the JSON memplan_probe.py writes)`},
+		{"{\n \"iterations\": \"forward\"}", `m.json:2:16: iterations is "forward" (allowed: an array)`},
+		{`{"iterations": {"phases": {}}}`, "m.json:1:16: iterations is an object (allowed: an array)"},
+		{`{"param_count": "ten"}`, `m.json:1:17: param_count is "ten" (allowed: a whole number from 0 to 9223372036854775807)`},
+		{`{"param_count": 1e30}`, "m.json:1:17: param_count is 1e30 (allowed: a whole number from 0 to 9223372036854775807)"},
+		{`{"iterations": [{"phases": {"forward": {"after": {"allocated_bytes.all.peak": 1.5}}}}]}`, "m.json:1:79: iterations[0].phases.forward.after.allocated_bytes.all.peak is 1.5 (allowed: a whole number from 0 to 9223372036854775807)"},
+		{`{"iterations": [{"phases": {"forward": {"ms": true}}}]}`, "m.json:1:47: iterations[0].phases.forward.ms is true (allowed: a number)"},
+		{`{"case": "x"}`, "m.json:1:1: no iterations (allowed: the JSON memplan_probe.py writes: iterations[i].phases.forward.before/after …)"},
+		{`{"case": "x", "iterations": []}`, "m.json:1:29: no iterations (allowed: the JSON memplan_probe.py writes: iterations[i].phases.forward.before/after …)"},
+		{`{"iterations": [{"phases": {}}]}`, "m.json:1:28: iteration 0 has no phases (allowed: forward, backward, optimizer, zero_grad, each with before and after)"},
+		{`{"iterations": [{}]}`, "m.json:1:17: iteration 0 has no phases (allowed: forward, backward, optimizer, zero_grad, each with before and after)"},
+		{`{"iterations": [{"phases": {"warmup": {"after": {"allocated_bytes.all.peak": 1}}}}]}`, `m.json:1:39: iteration 0: unknown phase "warmup" (allowed: forward, backward, optimizer, zero_grad)`},
+		{`{"iterations": [{"phases": {"forward": {"after": {}}}}]}`, "m.json:1:50: iteration 0 forward: no allocator counters (allowed: after with allocated_bytes.all.peak and reserved_bytes.all.current, not both 0)"},
+		{`{"iterations": [{"phases": {"forward": {"before": {}}}}]}`, "m.json:1:40: iteration 0 forward: no allocator counters (allowed: after with allocated_bytes.all.peak and reserved_bytes.all.current, not both 0)"},
+		{"{\"iterations\": [{\"phases\": {\"forward\": {\n  \"after\": {\"allocated_bytes.all.peak\": -5, \"reserved_bytes.all.current\": 8}}}}]}", "m.json:2:41: iterations[0].phases.forward.after.allocated_bytes.all.peak is -5 (allowed: 0 or more: bytes, counts and times are never negative)"},
+		{`{"iterations": [{"phases": {"forward": {` + after + `, "before": {"reserved_bytes.all.peak": -1}}}}]}`, "m.json:1:154: iterations[0].phases.forward.before.reserved_bytes.all.peak is -1 (allowed: 0 or more: bytes, counts and times are never negative)"},
+		{`{"iterations": [{"phases": {"forward": {` + after + `, "ms": -0.5}}}]}`, "m.json:1:122: iterations[0].phases.forward.ms is -0.5 (allowed: 0 or more: bytes, counts and times are never negative)"},
+		// the first negative in the file is the one named
+		{`{"nvml_final": {"device_used": -1, "procs": [{"pid": 1, "used": -2}]}, "param_bytes": -3, "iterations": [{"phases": {"forward": {` + after + `}}}]}`, "m.json:1:32: nvml_final.device_used is -1 (allowed: 0 or more: bytes, counts and times are never negative)"},
+		{`{"param_bytes": -3, "nvml_final": {"procs": [{"pid": 1, "used": -2}]}, "iterations": [{"phases": {"forward": {` + after + `}}}]}`, "m.json:1:17: param_bytes is -3 (allowed: 0 or more: bytes, counts and times are never negative)"},
+		{`{"nvml_final": {"procs": [{"pid": 1, "used": -2}]}, "iterations": [{"phases": {"forward": {` + after + `}}}]}`, "m.json:1:46: nvml_final.procs[0].used is -2 (allowed: 0 or more: bytes, counts and times are never negative)"},
+		{`{"stats_after_context": {"segment.all.current": -7}, "iterations": [{"phases": {"forward": {` + after + `}}}]}`, "m.json:1:49: stats_after_context.segment.all.current is -7 (allowed: 0 or more: bytes, counts and times are never negative)"},
 	} {
-		_, err := DecodeMeasured(strings.NewReader(c.in))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
+		_, err := ParseMeasured("m.json", []byte(c.in))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.in, err, c.want)
+			continue
 		}
+		var ie *InputError
+		if !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %T %q, want one line, an *InputError", c.in, err, err)
+		}
+		for _, leak := range []string{"Go ", "reconcile.", "int64", "json: ", "EOF", "struct"} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%q: %q shows %q", c.in, err, leak)
+			}
+		}
+	}
+}
+
+// The decoder's error stays reachable under the message.
+func TestParseMeasuredWraps(t *testing.T) {
+	_, err := ParseMeasured("m.json", []byte(`{"iterations": 3}`))
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		t.Errorf("%v does not wrap the decoder's error", err)
+	}
+}
+
+// Every measured run in the repository parses; a matching estimate is the
+// same model, a run of another model is refused at its param_count.
+func TestSameModel(t *testing.T) {
+	for _, c := range goldenCases {
+		r, m := loadCase(t, c.name, c.measured)
+		if err := m.SameModel(r, c.name+".yaml"); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	r, _ := loadCase(t, "mlp10m-fp32-adam", "../testdata/measured/h200/mlp10m-fp32-adam.json")
+	_, gpt2 := loadCase(t, "gpt2-fp32-adamw-b8", "../testdata/measured/h200/gpt2-fp32-adamw-b8.json")
+	want := `../testdata/measured/h200/gpt2-fp32-adamw-b8.json:56:17: the run (case "gpt2-fp32-adamw-b8") has 124439808 parameters, mlp.yaml describes 10000000: it is another model (allowed: a run of the described model, with its parameter count)`
+	if err := gpt2.SameModel(r, "mlp.yaml"); err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	// the same count in another dtype: the parameters' bytes differ
+	m, err := ParseMeasured("m.json", []byte(`{"case": "c", "param_count": 10000000,
+ "param_bytes": 20000000, "iterations": [{"phases": {"forward": {"after": {"allocated_bytes.all.peak": 5}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `m.json:2:17: the run (case "c") keeps its parameters in 20000000 bytes, mlp.yaml describes 40000000: another model or precision (allowed: a run of the described model, with its parameter dtype)`
+	if err := m.SameModel(r, "mlp.yaml"); err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	// a run that records neither (older probes) is taken as it is
+	m.ParamCount, m.ParamBytes = 0, 0
+	if err := m.SameModel(r, "mlp.yaml"); err != nil {
+		t.Error(err)
+	}
+	// a run built in memory has no file to point into
+	_, syn := synthetic()
+	if err := syn.SameModel(r, "mlp.yaml"); err == nil || !strings.HasPrefix(err.Error(), `measured run: the run (case "syn") has 12 parameters`) {
+		t.Errorf("in memory: %v", err)
 	}
 }
 

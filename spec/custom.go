@@ -30,6 +30,9 @@ var layerArgs = map[string][]string{
 // ExpandCustom expands a custom layer graph (model.inputs, layers, loss).
 func ExpandCustom(m *Model) (*Graph, error) {
 	t := m.Training
+	if err := unusedSizes(m); err != nil {
+		return nil, err
+	}
 	b := NewBuilder(t)
 	e := &customExpander{b: b, m: m}
 	inputs := map[string]TensorID{}
@@ -49,6 +52,9 @@ func ExpandCustom(m *Model) (*Graph, error) {
 		}
 		id := b.Input(in.Name, shape, dt)
 		inputs[in.Name] = id
+		if in.High > 0 {
+			e.highs = append(e.highs, inputHigh{id, in})
+		}
 		if first == NoTensor {
 			first = id
 		}
@@ -109,6 +115,27 @@ func ExpandCustom(m *Model) (*Graph, error) {
 	return b.Finish(loss)
 }
 
+// unusedSizes refuses a training.seq_len or image_size that no input's
+// shape uses: the described step would not read it (as an image size is
+// refused for a text model).
+func unusedSizes(m *Model) error {
+	for _, k := range [...]struct{ key, symbol string }{{"seq_len", "seq"}, {"image_size", "image_size"}} {
+		if _, given := m.Training.Pos[k.key]; !given {
+			continue
+		}
+		used := false
+		for _, in := range m.Inputs {
+			for _, d := range in.Shape {
+				used = used || d.Symbol == k.symbol
+			}
+		}
+		if !used {
+			return m.Training.KeyPos(k.key, m.At("training")).Errorf("training.%s: no input's shape uses %s (allowed: leave it out, or use %s in a shape under model.inputs)", k.key, k.symbol, k.symbol)
+		}
+	}
+	return nil
+}
+
 // inputHigh returns the high of the input named name (0 when not set).
 func (e *customExpander) inputHigh(name string) int64 {
 	for _, in := range e.m.Inputs {
@@ -123,6 +150,14 @@ type customExpander struct {
 	b   *Builder
 	m   *Model
 	pdt DType
+	// highs are the integer inputs given a high, by tensor.
+	highs []inputHigh
+}
+
+// inputHigh is an input with a high and its tensor.
+type inputHigh struct {
+	id TensorID
+	in InputSpec
 }
 
 func (e *customExpander) dims(in InputSpec) ([]int64, error) {
@@ -172,10 +207,10 @@ func (e *customExpander) target(inputs map[string]TensorID, first TensorID) (Ten
 	}
 	id, ok := inputs[name]
 	if ok && id == first {
-		return NoTensor, e.m.Loss.Pos.Errorf("loss target %q is the model's first input, the one its layers read (allowed: another input, named by model.loss.target; y by default)", name)
+		return NoTensor, e.m.Loss.targetAt().Errorf("loss target %q is the model's first input, the one its layers read (allowed: another input, named by model.loss.target; y by default)", name)
 	}
 	if !ok {
-		return NoTensor, e.m.Loss.Pos.Errorf("loss target %q is not an input (allowed: an input other than the first, named by model.loss.target; y by default)", name)
+		return NoTensor, e.m.Loss.targetAt().Errorf("loss target %q is not an input (allowed: an input other than the first, named by model.loss.target; y by default)", name)
 	}
 	return id, nil
 }
@@ -240,8 +275,15 @@ func DescribeValue(v any) string {
 	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
 		return strconv.FormatFloat(f, 'f', 1, 64)
 	}
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s) + " (a string)"
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x) + " (a string)"
+	case nil:
+		return "null"
+	case []Value:
+		return fmt.Sprintf("a list of %d", len(x))
+	case map[string]Value:
+		return "a mapping"
 	}
 	return fmt.Sprint(v)
 }
@@ -258,7 +300,7 @@ func (e *customExpander) argFloat(ls LayerSpec, key string, def, lo, hi float64)
 	case float64:
 		f = x
 	default:
-		return 0, v.Pos.Errorf("%s.%s: want a number, got %v", ls.Kind, key, v.V)
+		return 0, v.Pos.Errorf("%s.%s: want a number, got %s", ls.Kind, key, DescribeValue(v.V))
 	}
 	if f < lo || f > hi {
 		return 0, v.Pos.Errorf("%s.%s: %g is out of range (allowed: %g to %g)", ls.Kind, key, f, lo, hi)
@@ -273,7 +315,7 @@ func (e *customExpander) argBool(ls LayerSpec, key string, def bool) (bool, erro
 	}
 	x, isBool := v.V.(bool)
 	if !isBool {
-		return false, v.Pos.Errorf("%s.%s: want true or false, got %v", ls.Kind, key, v.V)
+		return false, v.Pos.Errorf("%s.%s: want true or false, got %s", ls.Kind, key, DescribeValue(v.V))
 	}
 	return x, nil
 }
@@ -366,6 +408,11 @@ func (e *customExpander) layer(ls LayerSpec, x TensorID, name string) (TensorID,
 		}
 		if dt := b.DType(x); dt != Int64 && dt != Int32 {
 			return x, ls.Pos.Errorf("embedding: input is %s (allowed: int64 or int32 indices, as F.embedding takes)", dt)
+		}
+		for _, h := range e.highs {
+			if h.id == x && h.in.High > num {
+				return x, ls.Pos.Errorf("embedding: input %s takes indices up to %d (high %d), past num %d rows (allowed: a high of at most %d; F.embedding fails on an index ≥ num)", h.in.Name, h.in.High-1, h.in.High, num, num)
+			}
 		}
 		var w TensorID
 		b.Scoped(name, func() { w = b.Param("weight", []int64{num, dim}, pdt) })

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/memplan/memplan/internal/readlimit"
+	"github.com/memplan/memplan/internal/textpos"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -53,13 +55,21 @@ func (m *Model) loadHFConfig() error {
 		}
 		offset, msg = at+1, "more after the JSON object"
 	}
+	if msg == "" && !utf8.Valid(data) {
+		// json.load decodes the file as UTF-8 first.
+		valid := 0
+		for r, size := utf8.DecodeRune(data); r != utf8.RuneError || size > 1; r, size = utf8.DecodeRune(data[valid:]) {
+			valid += size
+		}
+		offset, msg = int64(valid)+1, "invalid UTF-8"
+	}
 	if msg != "" {
 		line, col := lineCol(data, offset)
-		return Pos{path, line, col}.Errorf("config.json is not valid JSON: %s (allowed: JSON, as transformers reads it with json.load)", msg)
+		return Pos{path, line, col}.Errorf("%s is not valid JSON: %s (allowed: JSON, as transformers reads it with json.load)", filepath.Base(path), msg)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return yamlError(path, err)
+		return yamlError(path, data, err)
 	}
 	d := &decoder{file: path}
 	root := &doc
@@ -100,17 +110,10 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// lineCol turns a byte offset into a 1-based line and column.
+// lineCol turns a json error's offset (the bytes read, the culprit's
+// included) into a 1-based line and column.
 func lineCol(data []byte, offset int64) (line, col int) {
-	line, col = 1, 1
-	for i := int64(0); i < offset-1 && i < int64(len(data)); i++ {
-		if data[i] == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
+	return textpos.LineCol(data, offset-1)
 }
 
 // pythonConstants returns data with the constants Python's json.load

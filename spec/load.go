@@ -48,13 +48,13 @@ func Parse(file string, data []byte) (*Model, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, Pos{file, 1, 1}.Errorf("empty description (allowed: a mapping with model, training and gpu)")
 		}
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, data, err)
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
 		return nil, Pos{file, second.Line, second.Column}.Errorf("a second YAML document (allowed: one document per file)")
 	} else if !errors.Is(err, io.EOF) {
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, data, err)
 	}
 	d := &decoder{file: file}
 	root := &doc
@@ -68,9 +68,18 @@ func Parse(file string, data []byte) (*Model, error) {
 }
 
 // yamlError turns a yaml.v3 error ("yaml: line 3: …") into file:line:col form.
-func yamlError(file string, err error) error {
+func yamlError(file string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line, col := 1, 1
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		// yaml.v3 gives no position for an alias to no anchor: the first
+		// *name in the text is where it is used.
+		name, _, _ = strings.Cut(name, "'")
+		if at := aliasOffset(data, name); at >= 0 {
+			line, col = lineCol(data, int64(at)+1)
+		}
+		return Pos{file, line, col}.Errorf("invalid YAML: alias *%s names no anchor (allowed: an alias to an &%s defined before it)", name, name)
+	}
 	if strings.HasPrefix(msg, "line ") {
 		rest := msg[len("line "):]
 		if i := strings.Index(rest, ":"); i > 0 {
@@ -81,6 +90,23 @@ func yamlError(file string, err error) error {
 		}
 	}
 	return Pos{file, line, col}.Errorf("invalid YAML: %s", msg)
+}
+
+// aliasOffset returns the offset of the first alias *name in data (not
+// a longer name that starts with it), or -1.
+func aliasOffset(data []byte, name string) int {
+	token := []byte("*" + name)
+	for from := 0; ; {
+		i := bytes.Index(data[from:], token)
+		if i < 0 {
+			return -1
+		}
+		end := from + i + len(token)
+		if end == len(data) || strings.ContainsRune(" \t\r\n,]}#", rune(data[end])) {
+			return from + i
+		}
+		from = end
+	}
 }
 
 // decoder walks yaml.v3 nodes strictly.
@@ -163,6 +189,16 @@ func (d *decoder) str(n *yaml.Node, where string) (string, error) {
 	return n.Value, nil
 }
 
+// word is str for a value that names something: empty is refused, with
+// what is allowed.
+func (d *decoder) word(n *yaml.Node, where, allowed string) (string, error) {
+	s, err := d.str(n, where)
+	if err == nil && strings.TrimSpace(s) == "" {
+		return "", d.pos(n).Errorf("%s: empty (allowed: %s)", where, allowed)
+	}
+	return s, err
+}
+
 func (d *decoder) boolean(n *yaml.Node, where string) (bool, error) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
 		return strconv.ParseBool(strings.ToLower(n.Value))
@@ -226,7 +262,7 @@ func (d *decoder) value(n *yaml.Node) (Value, error) {
 		case "!!float":
 			v, err := strconv.ParseFloat(n.Value, 64)
 			if err != nil {
-				return Value{}, p.Errorf("invalid number %s", n.Value)
+				return Value{}, p.Errorf("invalid number %s (allowed: a finite number)", n.Value)
 			}
 			return Value{v, p}, nil
 		case "!!bool":
@@ -250,6 +286,9 @@ func (d *decoder) value(n *yaml.Node) (Value, error) {
 		m := map[string]Value{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				return Value{}, d.pos(k).Errorf("merge keys (<<) are not supported (allowed: the keys written out)")
+			}
 			if _, dup := m[k.Value]; dup {
 				return Value{}, d.pos(k).Errorf("duplicate key %q (allowed: each key once)", k.Value)
 			}
@@ -283,14 +322,14 @@ func (d *decoder) model(root *yaml.Node) (*Model, error) {
 		var err error
 		switch key {
 		case "name":
-			m.Name, err = d.str(v, "name")
+			m.Name, err = d.word(v, "name", "a name for the reports, or leave it out for the file's")
 		case "model":
 			haveModel = true
 			err = d.modelSection(v, m)
 		case "training":
 			err = d.training(v, &m.Training)
 		case "gpu":
-			m.GPU, err = d.str(v, "gpu")
+			m.GPU, err = d.word(v, "gpu", "a built-in GPU name or a profile file")
 		}
 		return err
 	})
@@ -336,11 +375,11 @@ func (d *decoder) modelSection(n *yaml.Node, m *Model) error {
 		m.Pos["model."+key] = d.pos(v)
 		switch key {
 		case "architecture":
-			s, err := d.str(v, "model.architecture")
+			s, err := d.word(v, "model.architecture", "a transformers class name or torchvision.NAME")
 			m.Architecture = s
 			return err
 		case "hf_config":
-			s, err := d.str(v, "model.hf_config")
+			s, err := d.word(v, "model.hf_config", "a path to a transformers config.json")
 			m.HFConfig = s
 			return err
 		case "config":
@@ -374,6 +413,11 @@ func (d *decoder) inputs(n *yaml.Node, m *Model) error {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		for _, prev := range m.Inputs {
+			if prev.Name == k.Value {
+				return d.pos(k).Errorf("duplicate input %q in model.inputs (allowed: each name once)", k.Value)
+			}
+		}
 		in := InputSpec{Name: k.Value, DType: FP32, Pos: d.pos(k)}
 		where := "model.inputs." + k.Value
 		err := d.fields(v, where, inputKeys, func(key string, _, v *yaml.Node) error {
@@ -484,8 +528,8 @@ func (d *decoder) loss(n *yaml.Node, m *Model) error {
 			m.Loss.Kind = lossKinds[k]
 			return err
 		case "target":
-			s, err := d.str(v, "model.loss.target")
-			m.Loss.Target = s
+			s, err := d.word(v, "model.loss.target", "the name of an input")
+			m.Loss.Target, m.Loss.TargetPos = s, d.pos(v)
 			return err
 		}
 		return nil
@@ -578,13 +622,13 @@ func (m *Model) validate() error {
 	}
 	if hasLayers {
 		if len(m.Inputs) == 0 {
-			return m.At("model").Errorf("custom model has no inputs (allowed: model.inputs: {name: {shape, dtype}})")
+			return m.KeyAt("model.inputs", "model").Errorf("custom model has no inputs (allowed: model.inputs: {name: {shape, dtype}})")
 		}
 		if len(m.Layers) == 0 {
-			return m.At("model").Errorf("custom model has no layers (allowed kinds: %s)", allowedList(LayerKinds()))
+			return m.KeyAt("model.layers", "model").Errorf("custom model has no layers (allowed kinds: %s)", allowedList(LayerKinds()))
 		}
 		if m.Training.Mode == ModeTrain && m.Loss.Kind == "" {
-			return m.At("model").Errorf("custom model has no loss for training (allowed: model.loss: %s)", allowedList(lossKinds))
+			return m.KeyAt("model.loss", "model").Errorf("custom model has no loss for training (allowed: model.loss: %s)", allowedList(lossKinds))
 		}
 	}
 	t := &m.Training

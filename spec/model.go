@@ -270,6 +270,16 @@ type LossSpec struct {
 	Kind   string
 	Target string
 	Pos    Pos
+	// TargetPos is where target was given (zero when it was not).
+	TargetPos Pos
+}
+
+// targetAt returns the position of the target's name, or of the loss.
+func (l LossSpec) targetAt() Pos {
+	if l.TargetPos != (Pos{}) {
+		return l.TargetPos
+	}
+	return l.Pos
 }
 
 // Model is a validated description.
@@ -299,6 +309,14 @@ func (m *Model) At(key string) Pos {
 		return p
 	}
 	return Pos{File: m.File, Line: 1, Col: 1}
+}
+
+// KeyAt returns the position of key, or of fallback when key was not given.
+func (m *Model) KeyAt(key, fallback string) Pos {
+	if p, ok := m.Pos[key]; ok {
+		return p
+	}
+	return m.At(fallback)
 }
 
 // IsCustom reports whether the model is a layer list rather than an architecture.

@@ -124,13 +124,14 @@ func (m *Model) setValue(key, value string) error {
 		t.Attention = Attention(i)
 	case "training.momentum":
 		f, perr := strconv.ParseFloat(value, 64)
-		if perr != nil || f < 0 || f > 1 {
+		if perr != nil || !(f >= 0 && f <= 1) { // NaN fails both
 			return bad("a number from 0 to 1")
 		}
 		t.Momentum = f
 	case "training.activation_checkpointing", "training.allocator.expandable_segments":
-		v, perr := strconv.ParseBool(value)
-		if perr != nil {
+		// true or false, as the YAML decoder takes them (not 1, t or T).
+		v := strings.EqualFold(value, "true")
+		if !v && !strings.EqualFold(value, "false") {
 			return bad("true, false")
 		}
 		if key == "training.activation_checkpointing" {
@@ -139,6 +140,9 @@ func (m *Model) setValue(key, value string) error {
 			t.Allocator.ExpandableSegments = v
 		}
 	case "gpu":
+		if value == "" {
+			return bad("a built-in GPU name or a profile file")
+		}
 		m.GPU = value
 	default:
 		ok, perr := m.setParallel(key, value)

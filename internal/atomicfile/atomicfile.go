@@ -15,6 +15,9 @@ import (
 // Write replaces path with data, atomically, with mode 0644.
 func Write(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		return fmt.Errorf("writing %s: it is a folder (allowed: a file path)", path)
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		// The temporary file's name means nothing to the reader: say what

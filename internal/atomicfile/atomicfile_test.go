@@ -38,3 +38,12 @@ func TestWrite(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// A folder at the path is named as such, not as a failed rename.
+func TestWriteOverFolder(t *testing.T) {
+	dir := t.TempDir()
+	err := Write(dir, []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), "it is a folder (allowed: a file path)") {
+		t.Errorf("over a folder: %v", err)
+	}
+}

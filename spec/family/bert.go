@@ -106,11 +106,11 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 		return nil, err
 	}
 	if seq > positions {
-		return nil, m.At("training").Errorf("training.seq_len %d exceeds max_position_embeddings %d (allowed: at most max_position_embeddings)", seq, positions)
+		return nil, m.Training.KeyPos("seq_len", m.At("training")).Errorf("training.seq_len %d exceeds max_position_embeddings %d (allowed: at most max_position_embeddings)", seq, positions)
 	}
 	if roberta && seq+pad >= positions {
 		// Positions run from pad_token_id + 1 to seq_len + pad_token_id.
-		return nil, m.At("training").Errorf("training.seq_len %d reaches position %d, past RoBERTa's max_position_embeddings %d (allowed: at most max_position_embeddings − pad_token_id − 1 = %d)", seq, seq+pad, positions, positions-pad-1)
+		return nil, m.Training.KeyPos("seq_len", m.At("training")).Errorf("training.seq_len %d reaches position %d, past RoBERTa's max_position_embeddings %d (allowed: at most max_position_embeddings − pad_token_id − 1 = %d)", seq, seq+pad, positions, positions-pad-1)
 	}
 	t := m.Training
 	train := t.Mode == spec.ModeTrain

@@ -267,7 +267,7 @@ func (c *hfConfig) Float(key string, lo, hi float64) float64 {
 	case float64:
 		f = x
 	default:
-		c.fail(key, "want a number, got %v", v)
+		c.fail(key, "want a number, got %s", spec.DescribeValue(v))
 		return 0
 	}
 	if f < lo || f > hi {
@@ -284,7 +284,7 @@ func (c *hfConfig) Bool(key string) bool {
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		c.fail(key, "want true or false, got %v", v)
+		c.fail(key, "want true or false, got %s", spec.DescribeValue(v))
 	}
 	return b
 }
@@ -300,7 +300,7 @@ func (c *hfConfig) Str(key string, allowed ...string) string {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		c.fail(key, "want a string, got %v", v)
+		c.fail(key, "want a string, got %s", spec.DescribeValue(v))
 		return ""
 	}
 	if len(allowed) > 0 {

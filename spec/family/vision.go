@@ -74,7 +74,7 @@ func tvStart(m *spec.Model, name string, lim tvLimits, c *hfConfig, o options) (
 		size = 224
 	}
 	if size < lim.minSize {
-		return nil, 0, 0, m.At("training").Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, %s)", size, name, lim.minSize, lim.why)
+		return nil, 0, 0, m.Training.KeyPos("image_size", m.At("training")).Errorf("training.image_size %d is too small for torchvision.%s (allowed: at least %d, %s)", size, name, lim.minSize, lim.why)
 	}
 	if t.ActivationCheckpointing && !lim.blocks {
 		return nil, 0, 0, t.KeyPos("activation_checkpointing", m.At("training")).Errorf("training.activation_checkpointing: not modelled for torchvision.%s (allowed: false; it is modelled per residual block for the torchvision ResNets)", name)

@@ -71,7 +71,7 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 		size = t.ImageSize
 	}
 	if size < patch {
-		return nil, m.At("training").Errorf("image size %d is smaller than patch_size %d (allowed: at least one patch)", size, patch)
+		return nil, m.Training.KeyPos("image_size", m.At("training")).Errorf("training.image_size %d is smaller than patch_size %d (allowed: at least one patch)", size, patch)
 	}
 	train := t.Mode == spec.ModeTrain
 	if !train {
