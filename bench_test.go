@@ -42,7 +42,7 @@ func BenchmarkSweep1000Llama405B(b *testing.B) {
 		}
 	}
 	for i := 0; i < b.N; i++ {
-		if err := sweep("examples/llama3.1-405b-bf16-adamw.yaml", "", "csv", []string{batches, seqs}, discard{}); err != nil {
+		if err := sweep("examples/llama3.1-405b-bf16-adamw.yaml", "", "csv", []string{batches, seqs}, discard{}, discard{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -106,7 +106,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) int {
 	*format = f
 	dst := &output{path: *out, stdout: stdout}
 	if len(sets) > 0 {
-		err := sweep(pos[0], *gpu, *format, sets, dst)
+		err := sweep(pos[0], *gpu, *format, sets, dst, stderr)
 		var ue usageError
 		if errors.As(err, &ue) {
 			return usage("%v", err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -284,11 +285,13 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	// Every line is its own search or estimate: they run on every core
 	// (each estimate on one) and print in order.
 	var lines []func() (string, error)
+	var baseWarnings []string // read once every line has run
 	lines = append(lines, func() (string, error) {
 		base, err := p.estimate()
 		if err != nil {
 			return "", err
 		}
+		baseWarnings = base.Warnings
 		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, verdict(base.Peak.DeviceUsedBytes, limit)), nil
 	}, func() (string, error) {
 		bmax, note, err := p.largest("training.batch_size", limit)
@@ -334,6 +337,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, l.err)
 		}
 	}
+	printWarnings(stderr, baseWarnings)
 	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(math.Round(100*h*1e6)/1e6, 'f', -1, 64))
 	for _, l := range out[:searches] {
 		fmt.Fprint(stdout, l.text)
@@ -492,6 +496,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	printWarnings(stderr, r.Warnings)
 	pk := r.Peak
 	line := fmt.Sprintf("%s: nvidia-smi peak %s (allocated %s, reserved %s) in iteration %d %s; budget %s: ",
 		r.Name, report.GiB(pk.DeviceUsedBytes), report.GiB(pk.AllocatedBytes), report.GiB(pk.ReservedBytes), pk.Iteration, pk.Phase, report.GiB(limit))
@@ -514,7 +519,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // sweep estimates the grid of --set values and writes one row per point.
-func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
+func sweep(path, gpu, format string, sets []string, stdout, stderr io.Writer) error {
 	p, err := newPlanner(path, gpu)
 	if err != nil {
 		return err
@@ -574,10 +579,16 @@ func sweep(path, gpu, format string, sets []string, stdout io.Writer) error {
 	// One worker per CPU; each estimate uses a second core only when there
 	// are fewer points than cores.
 	p.serial = len(points) >= runtime.GOMAXPROCS(0)
-	rows := inParallel(len(points), func(i int) []string { return sweepRow(p, points[i]) })
+	warnings := make([][]string, len(points)) // each worker writes its own points'
+	rows := inParallel(len(points), func(i int) []string {
+		row, w := sweepRow(p, points[i])
+		warnings[i] = w
+		return row
+	})
 	if err := writeSweep(stdout, format, header, len(axes), rows); err != nil {
 		return err
 	}
+	printWarnings(stderr, slices.Concat(warnings...))
 	failed := 0
 	for _, row := range rows {
 		if row[len(row)-1] != "" {
@@ -717,14 +728,28 @@ func contains(list []string, s string) bool {
 
 // sweepRow estimates one grid point into a row: the values, then the peaks
 // (or the error).
-func sweepRow(p *planner, point [][2]string) []string {
-	row := make([]string, 0, len(point)+6)
+func sweepRow(p *planner, point [][2]string) (row, warnings []string) {
+	row = make([]string, 0, len(point)+6)
 	for _, kv := range point {
 		row = append(row, kv[1])
 	}
 	r, err := p.estimate(point...)
 	if err != nil {
-		return append(row, "", "", "", "", "", firstLine(err))
+		return append(row, "", "", "", "", "", firstLine(err)), nil
 	}
-	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), "")
+	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), ""), r.Warnings
+}
+
+// printWarnings writes each distinct warning once to stderr, in order:
+// check, fit and sweeps print figures only, and a warning about the
+// description (a misspelt config key, an uncalibrated profile) must not
+// go unseen.
+func printWarnings(stderr io.Writer, warnings []string) {
+	seen := map[string]bool{}
+	for _, w := range warnings {
+		if !seen[w] {
+			seen[w] = true
+			fmt.Fprintf(stderr, "memplan: warning: %s\n", w)
+		}
+	}
 }

@@ -354,3 +354,18 @@ func TestHFConfigDescriptionTakesOverrides(t *testing.T) {
 		t.Errorf("fit: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// check, fit and sweeps print figures only: what the description warns of
+// (a misspelt config key that takes its default) goes to stderr, once.
+func TestSizingCommandsPrintWarnings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "misspelt.yaml")
+	if err := os.WriteFile(path, []byte("name: t\nmodel:\n  architecture: GPT2LMHeadModel\n  config: {n_layers: 4, n_layer: 2}\ntraining: {batch_size: 1, seq_len: 64}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", path, "--budget", "80GiB"}, {"estimate", path, "--set", "training.batch_size=1,2"}, {"fit", path}} {
+		code, out, stderr := runCLI(args...)
+		if code != exitOK || strings.Count(stderr, "did you mean n_layer?") != 1 || strings.Contains(out, "did you mean") {
+			t.Errorf("%v: exit %d, stderr %q (want the warning once, on stderr)", args, code, stderr)
+		}
+	}
+}

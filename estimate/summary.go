@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,7 +45,17 @@ func (s *sim) result() *Result {
 	if best != nil {
 		r.Peak = Peak{AllocatedBytes: best.PeakAllocatedBytes, ReservedBytes: maxReserved, DeviceUsedBytes: maxReserved + outside, Iteration: bestIt, Phase: best.Phase, Op: best.PeakOp}
 	}
+	// What the description and profile warn of holds for every result;
+	// searches and sweeps (PeaksOnly) pass it on too.
+	inputWarnings := slices.Clone(g.Warnings)
+	if !p.Calibrated {
+		inputWarnings = append(inputWarnings, fmt.Sprintf("GPU profile %q is uncalibrated: its context and kernel figures are rules of thumb; run `memplan calibrate` on that GPU", p.Name))
+	}
+	if w := convWarning(s.g.Convs, p); w != "" {
+		inputWarnings = append(inputWarnings, w)
+	}
 	if s.opt.PeaksOnly {
+		r.Warnings = append(r.Warnings, inputWarnings...)
 		return r
 	}
 	r.Terms = s.terms(best)
@@ -52,13 +63,7 @@ func (s *sim) result() *Result {
 	r.Gaps = s.gaps(best, maxReserved, outside)
 	r.Inputs = s.inputs()
 	s.parallelResult(r, best) // per-rank terms and layout (parallel.go)
-	r.Warnings = append(r.Warnings, g.Warnings...)
-	if !p.Calibrated {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("GPU profile %q is uncalibrated: its context and kernel figures are rules of thumb; run `memplan calibrate` on that GPU", p.Name))
-	}
-	if w := convWarning(s.g.Convs, p); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	}
+	r.Warnings = append(r.Warnings, inputWarnings...)
 	if r.Peak.DeviceUsedBytes > p.TotalBytes && p.TotalBytes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the predicted nvidia-smi peak %.1f GiB exceeds the GPU's %.1f GiB: this step would run out of memory", float64(r.Peak.DeviceUsedBytes)/(1<<30), float64(p.TotalBytes)/(1<<30)))
 	}
