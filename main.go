@@ -67,8 +67,24 @@ func commands() map[string]command {
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
+// reportBug, deferred, turns a panic into one line and exit 1: a panic is
+// a bug in memplan, not the user's input, and a Go crash would exit 2, the
+// usage code. MEMPLAN_TRACEBACK=1 lets the panic through.
+func reportBug(stderr io.Writer, code *int) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if os.Getenv("MEMPLAN_TRACEBACK") == "1" {
+		panic(r)
+	}
+	fmt.Fprintf(stderr, "memplan: internal error: %v (a bug in memplan: please report it with the description; MEMPLAN_TRACEBACK=1 shows where)\n", r)
+	*code = exitFailed
+}
+
 // run is the whole CLI, callable from tests.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer reportBug(stderr, &code)
 	cmds := commands()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		w := stdout

@@ -239,3 +239,15 @@ func TestEventsFlag(t *testing.T) {
 		t.Errorf("the steady optimizer's foreach sqrt copy is missing:\n%s", out)
 	}
 }
+
+// A panic (a bug) is one line on stderr and exit 1, not a Go crash.
+func TestPanicIsOneLine(t *testing.T) {
+	var stderr strings.Builder
+	code := func() (code int) {
+		defer reportBug(&stderr, &code)
+		panic("index out of range")
+	}()
+	if code != exitFailed || strings.Count(stderr.String(), "\n") != 1 || !strings.HasPrefix(stderr.String(), "memplan: internal error: index out of range") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
