@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/memplan/memplan/internal/atomicfile"
@@ -44,7 +46,7 @@ func formatFor(format string, given bool, out string, byExt map[string]string) (
 	}
 	f, ok := byExt[strings.ToLower(filepath.Ext(out))]
 	if !ok {
-		return "", fmt.Errorf("-o %s: unknown extension %q (allowed here: %s)", out, filepath.Ext(out), strings.Join(sortedKeys(byExt), ", "))
+		return "", fmt.Errorf("-o %s: unknown extension %q (allowed here: %s)", out, filepath.Ext(out), strings.Join(slices.Sorted(maps.Keys(byExt)), ", "))
 	}
 	if given && f != format {
 		return "", fmt.Errorf("--format %s and -o %s disagree (the extension sets the format; give one of them)", format, out)

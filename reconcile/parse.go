@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/memplan/memplan/internal/textpos"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -116,7 +117,7 @@ func (m *Measured) check() error {
 		if len(it.Phases) == 0 {
 			return s.errorAtPath(at+".phases", nil, "iteration %d has no phases (allowed: forward, backward, optimizer, zero_grad, each with before and after)", i)
 		}
-		for _, name := range phaseNames(it.Phases) {
+		for _, name := range slices.Sorted(maps.Keys(it.Phases)) {
 			var p estimate.Phase
 			if err := p.UnmarshalText([]byte(name)); err != nil {
 				return s.errorAtPath(at+".phases."+name, err, "iteration %d: unknown phase %q (allowed: forward, backward, optimizer, zero_grad)", i, name)
@@ -166,7 +167,7 @@ func (m *Measured) checkNegatives() error {
 	stats("after_inputs", m.AfterInputs)
 	stats("final_stats", m.FinalStats)
 	for i, it := range m.Iterations {
-		for _, name := range phaseNames(it.Phases) {
+		for _, name := range slices.Sorted(maps.Keys(it.Phases)) {
 			at := fmt.Sprintf("iterations[%d].phases.%s", i, name)
 			ph := it.Phases[name]
 			stats(at+".before", ph.Before)
@@ -186,16 +187,6 @@ func (m *Measured) checkNegatives() error {
 		}
 	}
 	return m.src.errorAt(first.at, nil, "%s is %s (allowed: 0 or more: bytes, counts and times are never negative)", first.path, first.value)
-}
-
-// phaseNames returns an iteration's phase names in a fixed order.
-func phaseNames(phases map[string]MeasuredPhase) []string {
-	names := make([]string, 0, len(phases))
-	for n := range phases {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // source is the file a measured run was read from, with the position of
