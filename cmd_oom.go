@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/internal/readlimit"
 	"io"
 	"os"
 
+	"github.com/memplan/memplan/internal/readlimit"
 	"github.com/memplan/memplan/oom"
 )
 

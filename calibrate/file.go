@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/internal/atomicfile"
-	"github.com/memplan/memplan/internal/readlimit"
-	"github.com/memplan/memplan/internal/yamlnode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +12,10 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/memplan/memplan/internal/atomicfile"
+	"github.com/memplan/memplan/internal/readlimit"
+	"github.com/memplan/memplan/internal/yamlnode"
 )
 
 // Resolve returns a built-in profile by name or reads a profile YAML file

@@ -1,9 +1,10 @@
 package estimate
 
 import (
+	"slices"
+
 	"github.com/memplan/memplan/estimate/allocator"
 	"github.com/memplan/memplan/spec"
-	"slices"
 )
 
 // liveness holds the per-storage counts that do not change between iterations.

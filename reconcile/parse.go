@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/internal/textpos"
 	"maps"
 	"reflect"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/memplan/memplan/estimate"
 	"github.com/memplan/memplan/internal/readlimit"
+	"github.com/memplan/memplan/internal/textpos"
 )
 
 // maxMeasuredBytes bounds a measured run's file: the probe's runs take well

@@ -2,9 +2,10 @@ package reconcile
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/internal/errwriter"
 	"io"
 	"text/tabwriter"
+
+	"github.com/memplan/memplan/internal/errwriter"
 )
 
 // WriteText renders the report for a terminal: the per-phase table, the

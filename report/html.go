@@ -3,12 +3,12 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/memplan/memplan/internal/readlimit"
 	"html/template"
 	"io"
 	"strings"
 
 	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/internal/readlimit"
 	"github.com/memplan/memplan/templates"
 )
 

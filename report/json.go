@@ -2,8 +2,9 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/memplan/memplan/internal/errwriter"
 	"io"
+
+	"github.com/memplan/memplan/internal/errwriter"
 
 	"github.com/memplan/memplan/estimate"
 )

@@ -2,12 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/internal/errwriter"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/internal/errwriter"
 )
 
 // WriteText renders the terminal table: phases per iteration, the peak with

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/memplan/memplan/internal/readlimit"
-	"github.com/memplan/memplan/internal/textpos"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/memplan/memplan/internal/readlimit"
+	"github.com/memplan/memplan/internal/textpos"
 )
 
 // loadHFConfig reads model.hf_config (a transformers config.json), relative
