@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/memplan/memplan/internal/errwriter"
-
 	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/internal/errwriter"
 )
 
 // WriteJSON writes the result in the JSON contract of DESIGN.md.
