@@ -52,7 +52,7 @@ func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline, Concurrent: runtime.GOMAXPROCS(0) > 1})
+	return estimate.Run(m, g, prof, estimate.Options{Version: version, Timeline: timeline, Concurrent: runtime.GOMAXPROCS(0) > 1, OnDevice: true})
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) int {

@@ -59,9 +59,9 @@ func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
 	return p.run(0, settings...)
 }
 
-// run runs one variant; with limit > 0 it stops with an
-// *estimate.LimitError once the nvidia-smi figure passes limit.
-func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, error) {
+// run runs one variant; with device > 0 on a GPU of that much memory (as
+// nvidia-smi counts it), where it runs out of memory if it cannot fit.
+func (p *planner) run(device int64, settings ...[2]string) (*estimate.Result, error) {
 	m := p.base.Clone()
 	if err := m.SetAll(settings); err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (p *planner) run(limit int64, settings ...[2]string) (*estimate.Result, err
 		return nil, err
 	}
 	concurrent := !p.serial && runtime.GOMAXPROCS(0) > 1
-	return estimate.Run(m, g, prof, estimate.Options{Version: version, Limit: limit, Concurrent: concurrent, PeaksOnly: true})
+	return estimate.Run(m, g, prof, estimate.Options{Version: version, Device: device, OnDevice: device == 0, Concurrent: concurrent, PeaksOnly: true})
 }
 
 // profile returns the profile of the GPU m names: the planner's, or for a
@@ -96,17 +96,20 @@ func (p *planner) profile(m *spec.Model) (*calibrate.Profile, error) {
 	return prof, nil
 }
 
-// fits reports whether the variant's nvidia-smi peak stays within limit;
-// a variant that does not fit is not estimated to its end (its result is nil).
+// fits reports whether a variant runs within limit bytes (nvidia-smi):
+// simulated on a GPU of that size, where the allocator releases its cached
+// blocks and retries before it runs out of memory, as PyTorch's does — so a
+// step whose unlimited reserve would pass the limit by fragmentation alone
+// still fits. The result is the limited run's (nil when it does not fit).
 func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Result, error) {
 	r, err := p.run(limit, settings...)
-	if estimate.IsOverLimit(err) {
+	if estimate.IsOutOfMemory(err) {
 		return false, nil, nil
 	}
 	if err != nil {
 		return false, nil, err
 	}
-	return r.Peak.DeviceUsedBytes <= limit, r, nil
+	return true, r, nil
 }
 
 // largest finds the largest value of key (≥ 1) whose peak fits; 0 when even
@@ -205,6 +208,99 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	return lo, note, nil
 }
 
+// fragmentWindow is how far on each side of a search's answer fit tests
+// every value. Near the limit whether a step fits depends on how the
+// allocator's live blocks fragment its segments, which need not grow with
+// the batch: a search's boundary can have values that do not fit below it
+// and values that fit above it.
+const fragmentWindow = 16
+
+// settle tests every value within fragmentWindow of lo, a search's answer,
+// and returns the largest value up to which every tested value fits, with
+// a note naming the larger values that fit too and those that do not.
+func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (int64, string, error) {
+	from, to := max(lo-fragmentWindow, 1), lo+fragmentWindow
+	type outcome struct {
+		ok  bool
+		err error
+	}
+	out := inParallel(int(to-from+1), func(i int) outcome {
+		v := from + int64(i)
+		if v == lo {
+			return outcome{ok: true}
+		}
+		ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
+		if err != nil && v > lo {
+			return outcome{} // past the model's bounds (positions): does not fit
+		}
+		return outcome{ok, err}
+	})
+	settled := from - 1 // every tested value up to it fits
+	for i, o := range out {
+		if o.err != nil {
+			return 0, "", o.err
+		}
+		if !o.ok {
+			break
+		}
+		settled = from + int64(i)
+	}
+	var fit, miss []int64
+	for i, o := range out {
+		if v := from + int64(i); v > settled {
+			if o.ok {
+				fit = append(fit, v)
+			} else {
+				miss = append(miss, v)
+			}
+		}
+	}
+	if len(fit) == 0 {
+		return settled, "", nil
+	}
+	miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
+	return settled, fmt.Sprintf("above it fragmentation decides: %s also fit, %s do not", spans(fit), spans(miss)), nil
+}
+
+// spans writes sorted values as ranges: "188–193, 199".
+func spans(vs []int64) string {
+	var parts []string
+	for i := 0; i < len(vs); {
+		j := i
+		for j+1 < len(vs) && vs[j+1] == vs[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", vs[i], vs[j]))
+		} else {
+			parts = append(parts, strconv.FormatInt(vs[i], 10))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// largestSettled is largest, then settle around its answer: the main
+// searches of fit, whose answer should be one every smaller value near it
+// also fits.
+func (p *planner) largestSettled(key string, limit int64, settings ...[2]string) (int64, string, error) {
+	v, note, err := p.largest(key, limit, settings...)
+	if err != nil || v <= 0 {
+		return v, note, err
+	}
+	settled, more, err := p.settle(key, limit, v, settings...)
+	if err != nil {
+		return 0, "", err
+	}
+	if more != "" {
+		if note != "" {
+			note += "; "
+		}
+		note += more
+	}
+	return settled, note, nil
+}
+
 // baseValue is the description's own value of a searched key (0 if unset).
 func (p *planner) baseValue(key string) int64 {
 	switch key {
@@ -292,14 +388,27 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return "", err
 		}
 		baseWarnings = base.Warnings
-		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, verdict(base.Peak.DeviceUsedBytes, limit)), nil
+		v := verdict(base.Peak.DeviceUsedBytes, limit)
+		if base.Peak.DeviceUsedBytes > limit {
+			// Past the limit by its unlimited reserve: at the limit the
+			// allocator releases cached blocks first.
+			ok, at, err := p.fits(limit)
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				base = at
+				v = fmt.Sprintf("fits, %s headroom, releasing cached blocks %d times", report.GiB(limit-at.Peak.DeviceUsedBytes), at.AllocRetries)
+			}
+		}
+		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, v), nil
 	}, func() (string, error) {
-		bmax, note, err := p.largest("training.batch_size", limit)
+		bmax, note, err := p.largestSettled("training.batch_size", limit)
 		return fmt.Sprintf("largest batch_size: %s%s\n", largestOrNone(bmax), suffixNote(note)), err
 	})
 	if t.SeqLen > 0 {
 		lines = append(lines, func() (string, error) {
-			smax, note, err := p.largest("training.seq_len", limit, [2]string{"training.batch_size", strconv.FormatInt(t.BatchSize, 10)})
+			smax, note, err := p.largestSettled("training.seq_len", limit, [2]string{"training.batch_size", strconv.FormatInt(t.BatchSize, 10)})
 			return fmt.Sprintf("largest seq_len at batch %d: %s%s\n", t.BatchSize, largestOrNone(smax), suffixNote(note)), err
 		})
 	}
@@ -497,6 +606,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	printWarnings(stderr, r.Warnings)
+	retries := ""
+	if r.Peak.DeviceUsedBytes > limit {
+		// Past the budget by its unlimited reserve: on a device of the
+		// budget's size the allocator releases cached blocks first.
+		ok, rd, err := p.fits(min(limit, p.prof.TotalBytes))
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if ok {
+			retries = fmt.Sprintf(", releasing cached blocks %d times (unlimited, it would reserve %s)", rd.AllocRetries, report.GiB(r.Peak.ReservedBytes))
+			r = rd
+		}
+	}
 	pk := r.Peak
 	line := fmt.Sprintf("%s: nvidia-smi peak %s (allocated %s, reserved %s) in iteration %d %s; budget %s: ",
 		r.Name, report.GiB(pk.DeviceUsedBytes), report.GiB(pk.AllocatedBytes), report.GiB(pk.ReservedBytes), pk.Iteration, pk.Phase, report.GiB(limit))
@@ -511,7 +633,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 			note += ")"
 		}
-		fmt.Fprintf(stdout, "FITS %s%s headroom%s\n", line, difference(limit-pk.DeviceUsedBytes), note)
+		fmt.Fprintf(stdout, "FITS %s%s headroom%s%s\n", line, difference(limit-pk.DeviceUsedBytes), retries, note)
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "DOES NOT FIT %s%s over\n", line, difference(pk.DeviceUsedBytes-limit))

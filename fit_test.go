@@ -105,7 +105,10 @@ func TestCheckMargins(t *testing.T) {
 		code   int
 		want   string
 	}{
-		{fmt.Sprint(peak - 1), exitNoFit, ": 1 byte over"},
+		// One byte under the unlimited peak: on a device of the budget's
+		// size the allocator releases its cached blocks and the step fits.
+		{fmt.Sprint(peak - 1), exitOK, "releasing cached blocks 1 times (unlimited, it would reserve"},
+		{"8GiB", exitNoFit, "GiB over"},
 		{fmt.Sprint(peak + 5<<20), exitOK, ": 5.0 MiB headroom"},
 		{fmt.Sprintf("%.2fGiB", float64(peak)/(1<<30)+0.01), exitOK, "headroom"},
 		{"1TiB", exitOK, "(the budget is more than the GPU's 139.80 GiB)"},
@@ -114,6 +117,9 @@ func TestCheckMargins(t *testing.T) {
 		if code != c.code || !strings.Contains(out, c.want) {
 			t.Errorf("--budget %s: exit %d, %q %q (want %d and %q)", c.budget, code, out, stderr, c.code, c.want)
 		}
+	}
+	if d := difference(1); d != "1 byte" {
+		t.Errorf("a one-byte margin reads %q", d)
 	}
 	if _, out, _ := runCLI("fit", "examples/llama3.1-405b-bf16-adamw.yaml"); !strings.Contains(out, "largest batch_size: none (1 does not fit)") {
 		t.Errorf("fit of a model that fits at no batch:\n%s", out)
@@ -367,5 +373,44 @@ func TestSizingCommandsPrintWarnings(t *testing.T) {
 		if code != exitOK || strings.Count(stderr, "did you mean n_layer?") != 1 || strings.Contains(out, "did you mean") {
 			t.Errorf("%v: exit %d, stderr %q (want the warning once, on stderr)", args, code, stderr)
 		}
+	}
+}
+
+// Near the limit whether a step fits depends on how the allocator's live
+// blocks fragment its segments, so it need not grow with the batch: fit's
+// answer is the largest batch up to which every value near it fits (each
+// checked on a device of the limit's size), and its note names the larger
+// ones that fit too.
+func TestFitSettlesAFragmentedBoundary(t *testing.T) {
+	const ex = "examples/measured/vgg16-fp32-sgd-b32.yaml"
+	code, out, stderr := runCLI("fit", ex, "--gpu", "l4", "--headroom", "0%")
+	m := regexp.MustCompile(`largest batch_size: (\d+) \(above it fragmentation decides: ([^)]*) also fit, ([^)]*) do not\)`).FindStringSubmatch(out)
+	if code != exitOK || m == nil {
+		t.Fatalf("exit %d, no settled answer with its note in:\n%s%s", code, out, stderr)
+	}
+	best, _ := strconv.ParseInt(m[1], 10, 64)
+	p, err := newPlanner(ex, "l4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitsAt := func(b int64) bool {
+		ok, _, err := p.fits(p.prof.TotalBytes, [2]string{"training.batch_size", strconv.FormatInt(b, 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for b := best - fragmentWindow; b <= best; b++ {
+		if !fitsAt(b) {
+			t.Errorf("batch %d, at or below the answer %d, does not fit", b, best)
+		}
+	}
+	if fitsAt(best + 1) {
+		t.Errorf("batch %d, one above the answer, fits", best+1)
+	}
+	first, _, _ := strings.Cut(m[2], "–")
+	first, _, _ = strings.Cut(first, ",")
+	if v, _ := strconv.ParseInt(first, 10, 64); v <= best+1 || !fitsAt(v) {
+		t.Errorf("the note's first larger batch %q does not fit, or is not above %d", first, best+1)
 	}
 }

@@ -3,6 +3,8 @@ package estimate_test
 import (
 	"testing"
 
+	"github.com/memplan/memplan/spec/family"
+
 	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/estimate"
 	"github.com/memplan/memplan/spec"
@@ -30,5 +32,39 @@ func TestCapacityOutOfMemory(t *testing.T) {
 	_, err = estimate.Run(m, g, p, estimate.Options{Capacity: r.Peak.ReservedBytes / 2})
 	if !estimate.IsOutOfMemory(err) {
 		t.Fatalf("half the reserve: want an out-of-memory error, got %v", err)
+	}
+}
+
+// On a GPU smaller than a step's unlimited reserve, PyTorch's allocator
+// releases its cached blocks and retries before it runs out of memory:
+// OnDevice simulates that, and returns the unlimited figures only when even
+// then the step does not fit.
+func TestOnDeviceReleasesCachedBlocks(t *testing.T) {
+	m, err := spec.Load("../examples/gpt2-fp32-adamw-b8.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := family.Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h200, _ := calibrate.Builtin("h200")
+	free, err := estimate.Run(m, g, h200, estimate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := *h200
+	small.TotalBytes = free.Peak.DeviceUsedBytes - 1
+	r, err := estimate.Run(m, g, &small, estimate.Options{OnDevice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Peak.DeviceUsedBytes > small.TotalBytes || r.AllocRetries == 0 || r.UnlimitedPeak == nil || *r.UnlimitedPeak != free.Peak {
+		t.Errorf("one byte short: peak %d on %d, %d retries, unlimited %+v (want the step fitted by releasing cached blocks)", r.Peak.DeviceUsedBytes, small.TotalBytes, r.AllocRetries, r.UnlimitedPeak)
+	}
+	small.TotalBytes = free.Peak.AllocatedBytes / 2
+	r, err = estimate.Run(m, g, &small, estimate.Options{OnDevice: true})
+	if err != nil || r.Peak != free.Peak || r.AllocRetries != 0 || r.UnlimitedPeak != nil {
+		t.Errorf("half the allocated peak: %v, peak %+v (want the unlimited figures)", err, r.Peak)
 	}
 }

@@ -21,6 +21,20 @@ type Options struct {
 	Timeline bool
 	// Capacity, when > 0, makes the allocator fail like cudaMalloc past it.
 	Capacity int64
+	// Device, when > 0, is the memory the process may use as nvidia-smi
+	// counts it: the allocator's capacity is Device less what lies outside
+	// it (context, kernels, NCCL), so a step near the limit releases cached
+	// blocks and retries as PyTorch's allocator does, and one that cannot
+	// run in it fails with an out-of-memory error. The smaller of this and
+	// Capacity holds.
+	Device int64
+	// OnDevice simulates the step on the profile's GPU: when an unlimited
+	// run's nvidia-smi figure passes the GPU's memory, the step is run again
+	// with Device set to it, where PyTorch's allocator releases its cached
+	// blocks and retries. That result is returned when the step fits so;
+	// when even then it runs out of memory, the unlimited one (whose figures
+	// say how much the step would need) is.
+	OnDevice bool
 	// Limit, when > 0, stops the run with a *LimitError as soon as the
 	// predicted nvidia-smi figure (reserved plus what lies outside the
 	// allocator) passes it: a search that only asks "does it fit?" need
@@ -49,6 +63,22 @@ const simulatedIterations = 3
 
 // Run estimates one model description.
 func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
+	r, err := runOnce(m, g, p, opt)
+	if err != nil || !opt.OnDevice || opt.Device > 0 || p.TotalBytes <= 0 || r.Peak.DeviceUsedBytes <= p.TotalBytes {
+		return r, err
+	}
+	at := opt
+	at.Device = p.TotalBytes
+	rd, derr := runOnce(m, g, p, at)
+	if derr != nil {
+		return r, nil // out of memory even so: the unlimited figures stand
+	}
+	rd.UnlimitedPeak = &r.Peak
+	return rd, nil
+}
+
+// runOnce is one simulated run.
+func runOnce(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
 	s := newSim(m, g, p, opt)
 	if err := s.run(); err != nil {
 		return nil, err
@@ -168,6 +198,13 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	s.par = newParallelSim(s)
 	s.fused = loadsFusedModule(g)
 	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
+	if opt.Device > 0 {
+		c := max(opt.Device-s.rp.outside, 1) // a device the context fills holds nothing
+		if opt.Capacity > 0 {
+			c = min(c, opt.Capacity)
+		}
+		s.a.SetCapacity(c)
+	}
 	return s
 }
 

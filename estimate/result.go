@@ -50,6 +50,14 @@ type Result struct {
 	Peak       Peak           `json:"peak"`
 	Terms      []Term         `json:"terms"`
 	Warnings   []string       `json:"warnings"`
+	// AllocRetries counts the times the allocator released its cached
+	// blocks to retry a cudaMalloc at the device's limit (PyTorch's
+	// num_alloc_retries): 0 unless the run was limited (Options.Device).
+	AllocRetries int64 `json:"alloc_retries,omitempty"`
+	// UnlimitedPeak is the peak the step would reach on a device without
+	// limit, set when that passes the GPU's memory and the step fits the GPU
+	// only by releasing cached blocks (Options.OnDevice).
+	UnlimitedPeak *Peak `json:"unlimited_peak,omitempty"`
 	// Parallel names the rank layout of a per-rank estimate (training.parallel);
 	// absent for one rank.
 	Parallel *ParallelSummary `json:"parallel,omitempty"`

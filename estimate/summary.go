@@ -28,6 +28,8 @@ func (s *sim) result() *Result {
 		Iterations: s.rp.iters,
 		Timeline:   s.rp.events,
 		Warnings:   []string{},
+
+		AllocRetries: s.a.Stats().NumAllocRetries,
 	}
 	outside := s.rp.outside // context, kernels and NCCL, as the replay's limit counts them
 	var best *PhaseRun

@@ -66,6 +66,10 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 		}
 	}
 	ew.Printf("\n")
+	if u := r.UnlimitedPeak; u != nil {
+		ew.Printf("at the GPU's limit the allocator releases its cached blocks %d times to make room (PyTorch's num_alloc_retries, each a synchronizing cudaFree): the step fits, more slowly; unlimited it would reserve %s (nvidia-smi %s)\n",
+			r.AllocRetries, Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
+	}
 	if ph := peakPhase(r); ph != nil && len(ph.PeakByRole) > 0 {
 		var parts []string
 		for _, k := range estimate.SortedRoles(ph.PeakByRole) {

@@ -219,6 +219,17 @@ func (a *Allocator) configure(cfg Config) {
 	a.expVirt = (virt + LargeBuffer - 1) / LargeBuffer * LargeBuffer
 }
 
+// SetCapacity sets the device capacity (0: unlimited) of an allocator that
+// has not allocated yet, as if it had been created with it.
+func (a *Allocator) SetCapacity(capacity int64) {
+	if len(a.blocks) > 1 {
+		panic("allocator: SetCapacity after the first allocation")
+	}
+	cfg := a.cfg
+	cfg.Capacity = capacity
+	a.configure(cfg)
+}
+
 // Config returns the configuration the allocator was created with.
 func (a *Allocator) Config() Config { return a.cfg }
 
