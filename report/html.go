@@ -76,6 +76,8 @@ type htmlHeadline struct {
 	HasTotal, Fits                  bool
 	GPUName, Total                  string
 	Headroom, HeadroomPct           string
+	// Released says how the step fits only by releasing cached blocks.
+	Released string
 }
 
 type htmlPhase struct {
@@ -172,7 +174,7 @@ func headlineOf(r *estimate.Result) htmlHeadline {
 	h := htmlHeadline{
 		Allocated: Size(p.AllocatedBytes), Reserved: Size(p.ReservedBytes), DeviceUsed: Size(p.DeviceUsedBytes),
 		Phase: p.Phase.String(), Iteration: iterationLabel(p.Iteration), Op: p.Op,
-		HasTotal: r.GPU.TotalBytes > 0, Fits: true, GPUName: r.GPU.Name, Total: GiB(r.GPU.TotalBytes),
+		HasTotal: r.GPU.TotalBytes > 0, Fits: true, GPUName: r.GPU.Name, Total: GiB(r.GPU.TotalBytes), Released: releasedNote(r),
 	}
 	if h.HasTotal {
 		head := r.GPU.TotalBytes - p.DeviceUsedBytes

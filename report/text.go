@@ -66,9 +66,8 @@ func WriteText(w io.Writer, r *estimate.Result, opt Options) error {
 		}
 	}
 	ew.Printf("\n")
-	if u := r.UnlimitedPeak; u != nil {
-		ew.Printf("at the GPU's limit the allocator releases its cached blocks %d times to make room (PyTorch's num_alloc_retries, each a synchronizing cudaFree): the step fits, more slowly; unlimited it would reserve %s (nvidia-smi %s)\n",
-			r.AllocRetries, Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
+	if note := releasedNote(r); note != "" {
+		ew.Printf("%s\n", note)
 	}
 	if ph := peakPhase(r); ph != nil && len(ph.PeakByRole) > 0 {
 		var parts []string
@@ -124,4 +123,15 @@ func inputValue(r *estimate.Result, key string) string {
 		}
 	}
 	return ""
+}
+
+// releasedNote says how a step fits the GPU only by releasing cached
+// blocks (estimate.Result.UnlimitedPeak), or is empty.
+func releasedNote(r *estimate.Result) string {
+	u := r.UnlimitedPeak
+	if u == nil {
+		return ""
+	}
+	return fmt.Sprintf("at the GPU's limit the allocator releases its cached blocks %d times to make room (PyTorch's num_alloc_retries, each a synchronizing cudaFree): the step fits, more slowly; unlimited it would reserve %s (nvidia-smi %s)",
+		r.AllocRetries, Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
 }
