@@ -414,3 +414,15 @@ func TestFitSettlesAFragmentedBoundary(t *testing.T) {
 		t.Errorf("the note's first larger batch %q does not fit, or is not above %d", first, best+1)
 	}
 }
+
+// fit's fragmentation note for Mistral-7B (checkpointed, bf16, seq 2048) on
+// the H200, measured (examples/holdout37): batch 59 ran out of memory, 61
+// and 64 ran, with every figure as estimated — the fits are not monotone in
+// the batch, and fit says which.
+func TestFitFragmentationAsMeasured(t *testing.T) {
+	code, out, stderr := runCLI("fit", "examples/mistral-bf16-adamw-b2.yaml", "--headroom", "0%")
+	const want = "largest batch_size: 57 (above it fragmentation decides: 61, 64–65 also fit, 58–60, 62–63 do not)"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d, %q %q (want %q: 59 ran out of memory, 61 and 64 ran)", code, out, stderr, want)
+	}
+}
