@@ -41,6 +41,9 @@ var knownMisses = map[string]map[string]string{
 		"steady peak allocated": convRuleMiss,
 		"steady peak reserved":  convRuleMiss,
 	},
+	"vgg16-amp-bf16-sgd-mom-b2300": {
+		"steady peak reserved": convBeyondMiss,
+	},
 	"llama-small-eager-amp-bf16-adamw-ckpt-b4-s1024": {
 		"steady peak reserved": "placement, not requests: every request of every step is the run's in both pools, and with PyTorch's segment addresses the allocator model puts every block where PyTorch did (TestReplayRunTraces); with the model's addresses a tie between equal free blocks in two segments goes the other way in the first backward (TestAddressModelDivergence), and the run makes a 256 MiB segment the estimate does not (−5.5%; notes/addresses.md)",
 	},
@@ -50,6 +53,11 @@ var knownMisses = map[string]map[string]string{
 // built-in profile; TestCalibratedConvProfile holds the same run to the
 // profile `memplan calibrate --convs` wrote for it.
 const convRuleMiss = "its convolutions' shapes (a 5×5 stem, 48 and 96 channels at 96 px) are in no table, so the engine-class rule sizes their cuDNN workspaces, and cuDNN's backward-filter engines there keep split-K copies the rule leaves out (6–9 MiB more per call); with a profile `memplan calibrate --convs` wrote on the H200 every figure is exact (TestCalibratedConvProfile)"
+
+// convBeyondMiss is why VGG-16 at a batch far past the workspace table's
+// misses with the built-in profile; TestCalibratedConvProfile holds the same
+// run to the profile `memplan calibrate --convs` wrote at its batch.
+const convBeyondMiss = "its batch (2300) is far past the 256 the built-in workspace table measured, where cuDNN picks other engines (62/67/65): the line extrapolated from 256 asks 28.3 GB for the 64→64 convolution at 224 px where cuDNN asked 8.6 GB, so the estimate's reserve grows past the H200 and the simulated allocator releases its cache once (−7.2% steady reserved, allocated exact); the estimate warns that the workspaces are extrapolated, and with a profile `memplan calibrate --convs` wrote at this batch every figure is exact (TestCalibratedConvProfile)"
 
 // measuredFiles maps case names to measured JSON files under testdata.
 func measuredFiles(t *testing.T) map[string]string {
@@ -225,6 +233,8 @@ func TestCalibratedConvProfile(t *testing.T) {
 		{"custom-convnet-bf16-adamw-b64-img96", "examples/holdout11", "testdata/profiles/h200-convnet96.yaml"},
 		{"custom-convnet-wide-fp32-sgd-mom-b32-img64", "examples/holdout19", "testdata/profiles/h200-convnets-holdout19.yaml"},
 		{"custom-convnet-amp-bf16-adamw-b16-img128", "examples/holdout19", "testdata/profiles/h200-convnets-holdout19.yaml"},
+		{"vgg16-amp-bf16-sgd-mom-b2207", "examples/holdout38", "testdata/profiles/h200-vgg16-b2207-b2300.yaml"},
+		{"vgg16-amp-bf16-sgd-mom-b2300", "examples/holdout38", "testdata/profiles/h200-vgg16-b2207-b2300.yaml"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data, err := os.ReadFile("testdata/measured/h200/" + c.name + ".json")

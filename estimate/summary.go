@@ -56,6 +56,9 @@ func (s *sim) result() *Result {
 	if w := convWarning(s.g.Convs, p); w != "" {
 		inputWarnings = append(inputWarnings, w)
 	}
+	if w := convExtrapolatedWarning(s.g.Convs); w != "" {
+		inputWarnings = append(inputWarnings, w)
+	}
 	if s.opt.PeaksOnly {
 		r.Warnings = append(r.Warnings, inputWarnings...)
 		return r
@@ -105,6 +108,24 @@ func convWarning(convs []spec.ConvUse, p *calibrate.Profile) string {
 		return fmt.Sprintf("%d of %d convolution geometries have cuDNN workspaces interpolated between the image sizes the H200 table measured (exact for two thirds of such workspaces, within 5%% for 85%%: an engine can change between sizes): `memplan calibrate --convs FILE` measures them", between, len(convs))
 	}
 	return ""
+}
+
+// convExtrapolatedWarning names the convolutions whose batch is past the
+// largest their table measured: the workspace follows the last measured
+// line, and cuDNN can pick another engine there (measured, holdout38:
+// VGG-16 under amp-bf16 at batch 2207 asked for 8.6 GB where the line from
+// batch 256 gives 28.3 GB).
+func convExtrapolatedWarning(convs []spec.ConvUse) string {
+	n := 0
+	for _, c := range convs {
+		if c.Extrapolated {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d convolution geometries are at a batch past the largest their workspace table measured: their cuDNN workspaces are extrapolated, and cuDNN can pick another engine there: `memplan calibrate --convs FILE` measures them at this batch", n, len(convs))
 }
 
 func mibStr(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/mib) }

@@ -38,3 +38,13 @@ func TestConvWarning(t *testing.T) {
 		}
 	}
 }
+
+// A workspace past the largest batch its table measured is named.
+func TestConvExtrapolatedWarning(t *testing.T) {
+	if w := convExtrapolatedWarning([]spec.ConvUse{{}, {Extrapolated: true}}); !strings.Contains(w, "1 of 2 convolution geometries are at a batch past the largest") {
+		t.Errorf("one extrapolated: %q", w)
+	}
+	if w := convExtrapolatedWarning([]spec.ConvUse{{}}); w != "" {
+		t.Errorf("none extrapolated: %q", w)
+	}
+}

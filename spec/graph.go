@@ -233,17 +233,21 @@ type Graph struct {
 type ConvUse struct {
 	Geometry ConvGeometry        `json:"geometry"`
 	Source   ConvWorkspaceSource `json:"source"`
+	// Extrapolated: the batch is past the largest its table measured.
+	Extrapolated bool `json:"extrapolated,omitempty"`
 }
 
-// noteConv records that a workspace of geometry c came from src.
-func (g *Graph) noteConv(c ConvGeometry, src ConvWorkspaceSource) {
+// noteConv records that a workspace of geometry c came from src, past the
+// table's largest batch when beyond.
+func (g *Graph) noteConv(c ConvGeometry, src ConvWorkspaceSource, beyond bool) {
 	for i := range g.Convs {
 		if g.Convs[i].Geometry == c {
 			g.Convs[i].Source = max(g.Convs[i].Source, src)
+			g.Convs[i].Extrapolated = g.Convs[i].Extrapolated || beyond
 			return
 		}
 	}
-	g.Convs = append(g.Convs, ConvUse{Geometry: c, Source: src})
+	g.Convs = append(g.Convs, ConvUse{Geometry: c, Source: src, Extrapolated: beyond})
 }
 
 // Tensor returns the tensor with the given id.

@@ -225,14 +225,16 @@ func (t *ConvWorkspaceTable) lookupSizes(pass ConvPass, g ConvGeometry) (int64, 
 // rule; the source is noted on the graph (Graph.Convs).
 func (b *Builder) ConvWorkspace(pass ConvPass, g ConvGeometry) int64 {
 	v, src := int64(0), ConvFromProfile
+	beyond := false
 	if w, ok := b.t.ConvWorkspaces.lookup(pass, g); ok {
-		v = w
+		v, beyond = w, b.t.ConvWorkspaces.t.beyond(g)
 	} else if w, ok := b.t.ConvWorkspaces.lookupSizes(pass, g); ok {
 		v, src = w, ConvFromProfileSizes
 	} else {
 		v, src = builtinConvWorkspace(pass, g)
+		beyond = src == ConvFromH200Table && measuredConvWorkspaces().beyond(g)
 	}
-	b.g.noteConv(g, src)
+	b.g.noteConv(g, src, beyond)
 	return v
 }
 
@@ -332,6 +334,18 @@ func (t *convTable) interpolate(pass ConvPass, key convKey) (int64, bool) {
 	}
 	v := a + (b-a)*float64(key.n-bs[lo])/float64(bs[hi]-bs[lo])
 	return max(0, int64(math.Round(v))), true
+}
+
+// beyond reports whether g's batch is past the largest the table measured
+// for its shape: its workspace is extrapolated along the last measured
+// line, where cuDNN may pick another engine.
+func (t *convTable) beyond(g ConvGeometry) bool {
+	k := keyOf(g)
+	if _, ok := t.ws[k]; ok {
+		return false
+	}
+	bs := t.batches[k.shape()]
+	return len(bs) > 0 && k.n > bs[len(bs)-1]
 }
 
 // at is a workspace the table holds for a geometry, or interpolates
