@@ -54,14 +54,15 @@ func newPlanner(path, gpu string) (*planner, error) {
 	return &planner{base: m, prof: prof}, nil
 }
 
-// estimate runs one variant: settings are key=value overrides.
+// estimate runs one variant on its GPU (estimate.Options.OnDevice):
+// settings are key=value overrides.
 func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
-	return p.run(0, settings...)
+	return p.run(estimate.Options{OnDevice: true}, settings...)
 }
 
-// run runs one variant; with device > 0 on a GPU of that much memory (as
-// nvidia-smi counts it), where it runs out of memory if it cannot fit.
-func (p *planner) run(device int64, settings ...[2]string) (*estimate.Result, error) {
+// run runs one variant with opt (PeaksOnly, and on both cores unless the
+// planner runs one estimate per core).
+func (p *planner) run(opt estimate.Options, settings ...[2]string) (*estimate.Result, error) {
 	m := p.base.Clone()
 	if err := m.SetAll(settings); err != nil {
 		return nil, err
@@ -74,8 +75,9 @@ func (p *planner) run(device int64, settings ...[2]string) (*estimate.Result, er
 	if err != nil {
 		return nil, err
 	}
-	concurrent := !p.serial && runtime.GOMAXPROCS(0) > 1
-	return estimate.Run(m, g, prof, estimate.Options{Version: version, Device: device, OnDevice: device == 0, Concurrent: concurrent, PeaksOnly: true})
+	opt.Version, opt.PeaksOnly = version, true
+	opt.Concurrent = !p.serial && runtime.GOMAXPROCS(0) > 1
+	return estimate.Run(m, g, prof, opt)
 }
 
 // profile returns the profile of the GPU m names: the planner's, or for a
@@ -96,20 +98,32 @@ func (p *planner) profile(m *spec.Model) (*calibrate.Profile, error) {
 	return prof, nil
 }
 
-// fits reports whether a variant runs within limit bytes (nvidia-smi):
-// simulated on a GPU of that size, where the allocator releases its cached
-// blocks and retries before it runs out of memory, as PyTorch's does — so a
-// step whose unlimited reserve would pass the limit by fragmentation alone
-// still fits. The result is the limited run's (nil when it does not fit).
+// fits reports whether a variant's nvidia-smi peak stays within limit on
+// its GPU: simulated on a device of the GPU's size, where the allocator
+// releases its cached blocks and retries before it runs out of memory, as
+// PyTorch's does — so a step whose unlimited reserve would pass the GPU by
+// fragmentation alone can still fit. The limit (the GPU less headroom, or a
+// budget) is a threshold on that peak, not a smaller device: PyTorch on
+// the GPU does not release its cache at the limit. A run stops as soon as
+// its figure passes the limit (its peak can only be larger). The result is
+// the run's (nil when it does not fit).
 func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Result, error) {
-	r, err := p.run(limit, settings...)
-	if estimate.IsOutOfMemory(err) {
+	m := p.base.Clone()
+	if err := m.SetAll(settings); err != nil {
+		return false, nil, err
+	}
+	prof, err := p.profile(m)
+	if err != nil {
+		return false, nil, err
+	}
+	r, err := p.run(estimate.Options{Device: prof.TotalBytes, Limit: limit}, settings...)
+	if estimate.MayNotFit(err) || estimate.IsOverLimit(err) {
 		return false, nil, nil
 	}
 	if err != nil {
 		return false, nil, err
 	}
-	return true, r, nil
+	return r.Peak.DeviceUsedBytes <= limit, r, nil
 }
 
 // largest finds the largest value of key (≥ 1) whose peak fits; 0 when even
@@ -122,7 +136,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	const maxValue = int64(1) << 24
 	note := ""
 	peak := func(v int64) (int64, bool, error) {
-		r, err := p.estimate(append(settings, [2]string{key, strconv.FormatInt(v, 10)})...)
+		r, err := p.estimate(append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
 		if err != nil {
 			return 0, false, err
 		}
@@ -131,7 +145,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	// fits treats an expansion error above 1 as "does not fit" and notes
 	// it; a run that passes the limit stops there.
 	fits := func(v int64) (bool, error) {
-		ok, _, err := p.fits(limit, append(settings, [2]string{key, strconv.FormatInt(v, 10)})...)
+		ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
 		if err != nil && v > 1 {
 			if note == "" {
 				note = "limited by the model: " + firstLine(err)
@@ -142,7 +156,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	}
 	// The peak at 1 is needed only if 1 fits: a run past the limit stops
 	// early, and one that fits has run to its end.
-	ok, r1, err := p.fits(limit, append(settings, [2]string{key, "1"})...)
+	ok, r1, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, "1"})...)
 	if err != nil || !ok {
 		return 0, "", err
 	}
@@ -193,11 +207,17 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 			hi = next
 		}
 	}
+	lo, err = bisect(fits, lo, hi)
+	return lo, note, err
+}
+
+// bisect narrows lo (fits) and hi (does not) to neighbours and returns lo.
+func bisect(fits func(int64) (bool, error), lo, hi int64) (int64, error) {
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		ok, err := fits(mid)
 		if err != nil {
-			return 0, "", err
+			return 0, err
 		}
 		if ok {
 			lo = mid
@@ -205,7 +225,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 			hi = mid
 		}
 	}
-	return lo, note, nil
+	return lo, nil
 }
 
 // fragmentWindow is how far on each side of a search's answer fit tests
@@ -215,51 +235,67 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 // and values that fit above it.
 const fragmentWindow = 16
 
-// settle tests every value within fragmentWindow of lo, a search's answer,
-// and returns the largest value up to which every tested value fits, with
-// a note naming the larger values that fit too and those that do not.
+// settle tests every value within fragmentWindow of lo, a search's answer
+// (1 fits), and returns the largest value up to which every tested value
+// fits, with a note naming the larger values that fit too and those that do
+// not. When even the window's lowest value does not fit, the boundary
+// below it is searched for and settled in turn.
 func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (int64, string, error) {
-	from, to := max(lo-fragmentWindow, 1), lo+fragmentWindow
+	fitsAt := func(v int64) (bool, error) {
+		ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
+		return ok, err
+	}
 	type outcome struct {
 		ok  bool
 		err error
 	}
-	out := inParallel(int(to-from+1), func(i int) outcome {
-		v := from + int64(i)
-		if v == lo {
-			return outcome{ok: true}
-		}
-		ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
-		if err != nil && v > lo {
-			return outcome{} // past the model's bounds (positions): does not fit
-		}
-		return outcome{ok, err}
-	})
-	settled := from - 1 // every tested value up to it fits
-	for i, o := range out {
-		if o.err != nil {
-			return 0, "", o.err
-		}
-		if !o.ok {
-			break
-		}
-		settled = from + int64(i)
-	}
-	var fit, miss []int64
-	for i, o := range out {
-		if v := from + int64(i); v > settled {
-			if o.ok {
-				fit = append(fit, v)
-			} else {
-				miss = append(miss, v)
+	for {
+		from, to := max(lo-fragmentWindow, 1), lo+fragmentWindow
+		out := inParallel(int(to-from+1), func(i int) outcome {
+			v := from + int64(i)
+			if v == lo {
+				return outcome{ok: true}
+			}
+			ok, err := fitsAt(v)
+			if err != nil && v > lo {
+				return outcome{} // past the model's bounds (positions): does not fit
+			}
+			return outcome{ok, err}
+		})
+		first := len(out) // the first tested value that does not fit
+		for i, o := range out {
+			if o.err != nil {
+				return 0, "", o.err
+			}
+			if !o.ok && first == len(out) {
+				first = i
 			}
 		}
+		if first == 0 && from > 1 {
+			// Not even the window's lowest fits: the boundary lies below.
+			var err error
+			if lo, err = bisect(fitsAt, 1, from); err != nil {
+				return 0, "", err
+			}
+			continue
+		}
+		settled := from + int64(first) - 1
+		var fit, miss []int64
+		for i, o := range out {
+			if v := from + int64(i); v > settled {
+				if o.ok {
+					fit = append(fit, v)
+				} else {
+					miss = append(miss, v)
+				}
+			}
+		}
+		if len(fit) == 0 {
+			return settled, "", nil
+		}
+		miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
+		return settled, fmt.Sprintf("above it fragmentation decides: %s also fit, %s do not", spans(fit), spans(miss)), nil
 	}
-	if len(fit) == 0 {
-		return settled, "", nil
-	}
-	miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
-	return settled, fmt.Sprintf("above it fragmentation decides: %s also fit, %s do not", spans(fit), spans(miss)), nil
 }
 
 // spans writes sorted values as ranges: "188–193, 199".
@@ -388,19 +424,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return "", err
 		}
 		baseWarnings = base.Warnings
-		v := verdict(base.Peak.DeviceUsedBytes, limit)
-		if base.Peak.DeviceUsedBytes > limit {
-			// Past the limit by its unlimited reserve: at the limit the
-			// allocator releases cached blocks first.
-			ok, at, err := p.fits(limit)
-			if err != nil {
-				return "", err
-			}
-			if ok {
-				base = at
-				v = fmt.Sprintf("fits, %s headroom, releasing cached blocks %d times", report.GiB(limit-at.Peak.DeviceUsedBytes), at.AllocRetries)
-			}
-		}
+		v := verdict(base.Peak.DeviceUsedBytes, limit) + releasing(base)
 		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, v), nil
 	}, func() (string, error) {
 		bmax, note, err := p.largestSettled("training.batch_size", limit)
@@ -522,6 +546,24 @@ func suffixNote(n string) string {
 	return " (" + n + ")"
 }
 
+// releasing says, for a result that fits its GPU only by releasing cached
+// blocks (estimate.Result.UnlimitedPeak), how often and what an unlimited
+// device would reserve; else it is empty.
+func releasing(r *estimate.Result) string {
+	if r.UnlimitedPeak == nil {
+		return ""
+	}
+	return fmt.Sprintf(", releasing cached blocks %s (unlimited, it would reserve %s)", times(r.AllocRetries), report.GiB(r.UnlimitedPeak.ReservedBytes))
+}
+
+// times writes a count of occurrences: "once", "3 times".
+func times(n int64) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 func verdict(peak, limit int64) string {
 	if peak <= limit {
 		return fmt.Sprintf("fits, %s headroom", report.GiB(limit-peak))
@@ -606,19 +648,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	printWarnings(stderr, r.Warnings)
-	retries := ""
-	if r.Peak.DeviceUsedBytes > limit {
-		// Past the budget by its unlimited reserve: on a device of the
-		// budget's size the allocator releases cached blocks first.
-		ok, rd, err := p.fits(min(limit, p.prof.TotalBytes))
-		if err != nil {
-			return fail(stderr, err)
-		}
-		if ok {
-			retries = fmt.Sprintf(", releasing cached blocks %d times (unlimited, it would reserve %s)", rd.AllocRetries, report.GiB(r.Peak.ReservedBytes))
-			r = rd
-		}
-	}
+	retries := releasing(r)
 	pk := r.Peak
 	line := fmt.Sprintf("%s: nvidia-smi peak %s (allocated %s, reserved %s) in iteration %d %s; budget %s: ",
 		r.Name, report.GiB(pk.DeviceUsedBytes), report.GiB(pk.AllocatedBytes), report.GiB(pk.ReservedBytes), pk.Iteration, pk.Phase, report.GiB(limit))

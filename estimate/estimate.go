@@ -7,6 +7,7 @@ package estimate
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/estimate/allocator"
@@ -61,6 +62,30 @@ func IsOutOfMemory(err error) bool {
 // first did (then every later step repeats it).
 const simulatedIterations = 3
 
+// limitedIterations bounds the steps simulated on a limited device
+// (Options.Device or Capacity): an allocator that releases its cached
+// blocks at the limit can change its state from step to step, so the steps
+// go on until one leaves the allocator as the step before did; a run that
+// has not settled by then is an *UnsettledError.
+const limitedIterations = 10
+
+// UnsettledError is a run on a limited device whose allocator state still
+// changed from step to step after limitedIterations steps: it releases its
+// cached blocks every step, and a later step may run out of memory.
+type UnsettledError struct{ Steps int }
+
+// Error says how many steps were simulated.
+func (e *UnsettledError) Error() string {
+	return fmt.Sprintf("at the device's limit the allocator's state still changed after %d simulated steps (it releases its cached blocks every step): a later step may run out of memory", e.Steps)
+}
+
+// MayNotFit reports whether err says the step does not fit its device: it
+// ran out of memory, or did not settle at the limit (*UnsettledError).
+func MayNotFit(err error) bool {
+	var u *UnsettledError
+	return IsOutOfMemory(err) || errors.As(err, &u)
+}
+
 // Run estimates one model description.
 func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
 	r, err := runOnce(m, g, p, opt)
@@ -70,8 +95,11 @@ func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Resu
 	at := opt
 	at.Device = p.TotalBytes
 	rd, derr := runOnce(m, g, p, at)
-	if derr != nil {
+	if MayNotFit(derr) {
 		return r, nil // out of memory even so: the unlimited figures stand
+	}
+	if derr != nil {
+		return nil, derr
 	}
 	rd.UnlimitedPeak = &r.Peak
 	return rd, nil
@@ -275,7 +303,12 @@ func (s *sim) walk() error {
 	if err := s.allocResident(); err != nil {
 		return err
 	}
-	for it := 1; it <= simulatedIterations; it++ {
+	limited := s.opt.Device > 0 || s.opt.Capacity > 0
+	last := simulatedIterations
+	if limited {
+		last = limitedIterations
+	}
+	for it := 1; it <= last; it++ {
 		s.iteration = it
 		s.request(request{kind: reqBeginIteration, bytes: int64(it)})
 		// Micro-batches repeat forward and backward; their runs fold into one per phase.
@@ -306,10 +339,13 @@ func (s *sim) walk() error {
 		if _, err := s.request(request{kind: reqEndIteration, bytes: int64(it)}); err != nil {
 			return err
 		}
-		if it == 2 && s.secondStepRepeats() {
-			// The second step left the allocator exactly as the first did:
-			// every later step repeats the second, which is the steady state.
+		if (it == 2 || limited && it > 2) && s.stepRepeats(it) {
+			// The step left the allocator exactly as the one before did:
+			// every later step repeats it, which is the steady state.
 			break
+		}
+		if limited && it == last {
+			return &UnsettledError{Steps: it}
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ type replay struct {
 	// peakOp and peakSuffix name the op at the phase's peak so far.
 	peakOp, peakSuffix string
 	steadyStart        int
-	fingerprint        [simulatedIterations + 1]uint64
+	fingerprint        [limitedIterations + 1]uint64
 	err                error
 
 	// With Options.Concurrent: batches of requests come on queue and go
@@ -171,8 +171,10 @@ func (s *sim) startReplay() {
 		for batch := range r.queue {
 			for i := range batch {
 				r.apply(&batch[i])
-				if batch[i].kind == reqEndIteration && batch[i].bytes == 2 {
-					r.verdict <- r.err == nil && r.sameAsFirst()
+				if it := int(batch[i].bytes); batch[i].kind == reqEndIteration && it >= 2 {
+					// Read by stepRepeats; the buffer holds the one of a
+					// last step nobody asks about.
+					r.verdict <- r.err == nil && r.repeated(it)
 				}
 			}
 			r.spare <- batch
@@ -192,18 +194,18 @@ func (s *sim) finishReplay() error {
 	return r.err
 }
 
-// secondStepRepeats reports whether step 2 left the allocator exactly as
-// step 1 did (every later step then repeats it).
-func (s *sim) secondStepRepeats() bool {
+// stepRepeats reports whether step it (2 or later) left the allocator
+// exactly as the step before did (every later step then repeats it).
+func (s *sim) stepRepeats(it int) bool {
 	r := &s.rp
 	if r.queue == nil {
-		return r.err == nil && r.sameAsFirst()
+		return r.err == nil && r.repeated(it)
 	}
 	s.flush()
 	return <-r.verdict
 }
 
-func (r *replay) sameAsFirst() bool { return r.fingerprint[2] == r.fingerprint[1] }
+func (r *replay) repeated(it int) bool { return r.fingerprint[it] == r.fingerprint[it-1] }
 
 // apply replays one request; after an error it does nothing.
 func (r *replay) apply(q *request) {
@@ -235,11 +237,11 @@ func (r *replay) apply(q *request) {
 		r.record(ActionFree, q, size, requested)
 	case reqBeginIteration:
 		r.iteration = int(q.bytes)
-		switch r.iteration {
-		case 2:
+		switch {
+		case r.iteration == 2:
 			r.steadyStart = len(r.events)
-		case simulatedIterations:
-			// The third step replaces the second as the steady state.
+		case r.iteration > 2:
+			// A later step replaces the second as the steady state.
 			r.events = r.events[:r.steadyStart]
 			r.iters = r.iters[:1]
 		}

@@ -132,6 +132,10 @@ func releasedNote(r *estimate.Result) string {
 	if u == nil {
 		return ""
 	}
-	return fmt.Sprintf("at the GPU's limit the allocator releases its cached blocks %d times to make room (PyTorch's num_alloc_retries, each a synchronizing cudaFree): the step fits, more slowly; unlimited it would reserve %s (nvidia-smi %s)",
-		r.AllocRetries, Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
+	n := fmt.Sprintf("%d times", r.AllocRetries)
+	if r.AllocRetries == 1 {
+		n = "once"
+	}
+	return fmt.Sprintf("at the GPU's limit the allocator releases its cached blocks %s to make room (PyTorch's num_alloc_retries, each a synchronizing cudaFree): the step fits, more slowly; unlimited it would reserve %s (nvidia-smi %s)",
+		n, Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
 }

@@ -220,14 +220,19 @@ func (a *Allocator) configure(cfg Config) {
 }
 
 // SetCapacity sets the device capacity (0: unlimited) of an allocator that
-// has not allocated yet, as if it had been created with it.
+// has not allocated yet. The expandable segments' address space stays what
+// it was: a capacity that stands for what the process may use of a device
+// (less what lies outside the allocator) must not move the segments'
+// layout, which follows the whole device's size.
 func (a *Allocator) SetCapacity(capacity int64) {
 	if len(a.blocks) > 1 {
 		panic("allocator: SetCapacity after the first allocation")
 	}
+	virt := a.expVirt
 	cfg := a.cfg
 	cfg.Capacity = capacity
 	a.configure(cfg)
+	a.expVirt = virt
 }
 
 // Config returns the configuration the allocator was created with.
