@@ -68,3 +68,27 @@ func TestOnDeviceReleasesCachedBlocks(t *testing.T) {
 		t.Errorf("half the allocated peak: %v, peak %+v (want the unlimited figures)", err, r.Peak)
 	}
 }
+
+// Once the allocator has released its cached blocks at the device's limit,
+// its state can change from step to step: the run goes on until a step
+// repeats the one before. VGG-16 on an L4 at batch 194 fits three steps by
+// releasing its cache and runs out of memory in a later one.
+func TestLimitedRunSettlesOrFails(t *testing.T) {
+	m, err := spec.Load("../examples/measured/vgg16-fp32-sgd-b32.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set("training.batch_size", "194"); err != nil {
+		t.Fatal(err)
+	}
+	g, err := family.Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l4, _ := calibrate.Builtin("l4")
+	_, err = estimate.Run(m, g, l4, estimate.Options{Device: l4.TotalBytes})
+	if !estimate.MayNotFit(err) {
+		t.Errorf("batch 194 on the L4: %v (want it not to fit in a later step)", err)
+	}
+	t.Log(err)
+}

@@ -63,10 +63,11 @@ func IsOutOfMemory(err error) bool {
 const simulatedIterations = 3
 
 // limitedIterations bounds the steps simulated on a limited device
-// (Options.Device or Capacity): an allocator that releases its cached
-// blocks at the limit can change its state from step to step, so the steps
-// go on until one leaves the allocator as the step before did; a run that
-// has not settled by then is an *UnsettledError.
+// (Options.Device or Capacity) once its allocator has released its cached
+// blocks at the limit: its state can then change from step to step, so the
+// steps go on until one leaves the allocator as the step before did; a run
+// that has not settled by then is an *UnsettledError. A run that never
+// reaches the limit is simulated as an unlimited one.
 const limitedIterations = 10
 
 // UnsettledError is a run on a limited device whose allocator state still
@@ -339,13 +340,20 @@ func (s *sim) walk() error {
 		if _, err := s.request(request{kind: reqEndIteration, bytes: int64(it)}); err != nil {
 			return err
 		}
-		if (it == 2 || limited && it > 2) && s.stepRepeats(it) {
-			// The step left the allocator exactly as the one before did:
-			// every later step repeats it, which is the steady state.
-			break
-		}
-		if limited && it == last {
-			return &UnsettledError{Steps: it}
+		if it == 2 || limited && it > 2 {
+			v := s.stepVerdict(it)
+			if v.repeated {
+				// The step left the allocator exactly as the one before
+				// did: every later step repeats it, the steady state.
+				break
+			}
+			if it >= simulatedIterations && !v.released {
+				// Never at its limit: the unlimited run's three steps.
+				break
+			}
+			if it == last {
+				return &UnsettledError{Steps: it}
+			}
 		}
 	}
 	return nil

@@ -94,9 +94,9 @@ type replay struct {
 	err                error
 
 	// With Options.Concurrent: batches of requests come on queue and go
-	// back on spare; verdict answers sameAsFirst; failed is set with err.
+	// back on spare; verdict answers stepRepeats; failed is set with err.
 	queue, spare chan []request
-	verdict      chan bool
+	verdict      chan stepVerdict
 	done         chan struct{}
 	failed       atomic.Bool
 }
@@ -161,7 +161,7 @@ func (s *sim) startReplay() {
 	r.queue, r.spare = make(chan []request, 4), make(chan []request, 6)
 	// The verdict is buffered: a timeline stopped by the replay's error
 	// does not wait for it.
-	r.verdict, r.done = make(chan bool, 1), make(chan struct{})
+	r.verdict, r.done = make(chan stepVerdict, 1), make(chan struct{})
 	for range 5 {
 		r.spare <- make([]request, 0, replayBatch)
 	}
@@ -174,7 +174,7 @@ func (s *sim) startReplay() {
 				if it := int(batch[i].bytes); batch[i].kind == reqEndIteration && it >= 2 {
 					// Read by stepRepeats; the buffer holds the one of a
 					// last step nobody asks about.
-					r.verdict <- r.err == nil && r.repeated(it)
+					r.verdict <- r.verdictOf(it)
 				}
 			}
 			r.spare <- batch
@@ -194,18 +194,32 @@ func (s *sim) finishReplay() error {
 	return r.err
 }
 
-// stepRepeats reports whether step it (2 or later) left the allocator
-// exactly as the step before did (every later step then repeats it).
-func (s *sim) stepRepeats(it int) bool {
+// stepVerdict is what the timeline learns of the allocator after a step.
+type stepVerdict struct {
+	// repeated: the step left the allocator exactly as the step before
+	// did (every later step then repeats it).
+	repeated bool
+	// released: the allocator has released its cached blocks to retry an
+	// allocation at its capacity, so its state can go on changing.
+	released bool
+}
+
+// stepVerdict returns the verdict on step it (2 or later).
+func (s *sim) stepVerdict(it int) stepVerdict {
 	r := &s.rp
 	if r.queue == nil {
-		return r.err == nil && r.repeated(it)
+		return r.verdictOf(it)
 	}
 	s.flush()
 	return <-r.verdict
 }
 
-func (r *replay) repeated(it int) bool { return r.fingerprint[it] == r.fingerprint[it-1] }
+func (r *replay) verdictOf(it int) stepVerdict {
+	return stepVerdict{
+		repeated: r.err == nil && r.fingerprint[it] == r.fingerprint[it-1],
+		released: r.a.Stats().NumAllocRetries > 0,
+	}
+}
 
 // apply replays one request; after an error it does nothing.
 func (r *replay) apply(q *request) {
