@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -129,9 +130,9 @@ func (m *Model) setValue(key, value string) error {
 		}
 		t.Momentum = f
 	case "training.activation_checkpointing", "training.allocator.expandable_segments":
-		// true or false, as the YAML decoder takes them (not 1, t or T).
-		v := strings.EqualFold(value, "true")
-		if !v && !strings.EqualFold(value, "false") {
+		// true or false as YAML writes them (not 1, t or tRuE).
+		v := slices.Contains([]string{"true", "True", "TRUE"}, value)
+		if !v && !slices.Contains([]string{"false", "False", "FALSE"}, value) {
 			return bad("true, false")
 		}
 		if key == "training.activation_checkpointing" {
@@ -140,7 +141,7 @@ func (m *Model) setValue(key, value string) error {
 			t.Allocator.ExpandableSegments = v
 		}
 	case "gpu":
-		if value == "" {
+		if strings.TrimSpace(value) == "" {
 			return bad("a built-in GPU name or a profile file")
 		}
 		m.GPU = value

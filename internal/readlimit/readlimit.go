@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // TooLargeError is a file longer than the bound its reader allowed.
@@ -28,7 +29,7 @@ func File(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("is a directory")}
+		return nil, &os.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
 	}
 	return Reader(f, path, limit)
 }
