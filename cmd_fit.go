@@ -417,7 +417,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	// Every line is its own search or estimate: they run on every core
 	// (each estimate on one) and print in order.
 	var lines []func() (string, error)
-	var baseWarnings []string // read once every line has run
+	var baseWarnings, answerWarnings []string // read once every line has run
 	lines = append(lines, func() (string, error) {
 		base, err := p.estimate()
 		if err != nil {
@@ -428,6 +428,13 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		return fmt.Sprintf("as described (batch %d): nvidia-smi peak %s in iteration %d %s — %s\n", t.BatchSize, report.GiB(base.Peak.DeviceUsedBytes), base.Peak.Iteration, base.Peak.Phase, v), nil
 	}, func() (string, error) {
 		bmax, note, err := p.largestSettled("training.batch_size", limit)
+		if err == nil && bmax > 0 {
+			// What the answer's own estimate warns of (workspaces past
+			// the table's batches, say) is printed with the description's.
+			if r, err := p.estimate([2]string{"training.batch_size", strconv.FormatInt(bmax, 10)}); err == nil {
+				answerWarnings = r.Warnings
+			}
+		}
 		return fmt.Sprintf("largest batch_size: %s%s\n", largestOrNone(bmax), suffixNote(note)), err
 	})
 	if t.SeqLen > 0 {
@@ -470,7 +477,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, l.err)
 		}
 	}
-	printWarnings(stderr, baseWarnings)
+	printWarnings(stderr, append(baseWarnings, answerWarnings...))
 	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(math.Round(100*h*1e6)/1e6, 'f', -1, 64))
 	for _, l := range out[:searches] {
 		fmt.Fprint(stdout, l.text)
