@@ -529,10 +529,19 @@ func inParallel[T any](n int, job func(i int) T) []T {
 	out := make([]T, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	var once sync.Once
+	var bug any // the first panic of a worker, raised again on the caller's goroutine
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { bug = r })
+					for range jobs { // let the sender finish
+					}
+				}
+			}()
 			for i := range jobs {
 				out[i] = job(i)
 			}
@@ -543,6 +552,9 @@ func inParallel[T any](n int, job func(i int) T) []T {
 	}
 	close(jobs)
 	wg.Wait()
+	if bug != nil {
+		panic(bug) // run's reportBug turns it into one line
+	}
 	return out
 }
 

@@ -251,3 +251,20 @@ func TestPanicIsOneLine(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// A panic in a parallel worker is raised again on the caller's goroutine,
+// where run's reportBug turns it into one line.
+func TestInParallelRaisesAWorkersPanic(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "job 3" {
+			t.Errorf("recovered %v, want the worker's panic", r)
+		}
+	}()
+	inParallel(8, func(i int) int {
+		if i == 3 {
+			panic("job 3")
+		}
+		return i
+	})
+	t.Error("inParallel returned after a worker panicked")
+}

@@ -169,17 +169,37 @@ func (s *sim) startReplay() {
 	go func() {
 		defer close(r.done)
 		for batch := range r.queue {
-			for i := range batch {
-				r.apply(&batch[i])
-				if it := int(batch[i].bytes); batch[i].kind == reqEndIteration && it >= 2 {
-					// Read by stepRepeats; the buffer holds the one of a
-					// last step nobody asks about.
-					r.verdict <- r.verdictOf(it)
-				}
+			for i := 0; i < len(batch); {
+				i = r.applyFrom(batch, i)
 			}
 			r.spare <- batch
 		}
 	}()
+}
+
+// applyFrom replays batch from i on and returns where it stopped: the end,
+// or past a request whose replay panicked (a bug), which then fails the
+// replay with the panic as an internal error — the timeline on the other
+// goroutine still gets every step's verdict and stops on the error.
+func (r *replay) applyFrom(batch []request, i int) (next int) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.fail(fmt.Errorf("internal error replaying %s%s: %v (a bug in memplan)", batch[i].name, batch[i].suffix, p))
+			if it := int(batch[i].bytes); batch[i].kind == reqEndIteration && it >= 2 {
+				r.verdict <- stepVerdict{}
+			}
+			next = i + 1
+		}
+	}()
+	for ; i < len(batch); i++ {
+		r.apply(&batch[i])
+		if it := int(batch[i].bytes); batch[i].kind == reqEndIteration && it >= 2 {
+			// Read by stepVerdict; the buffer holds the one of a last
+			// step nobody asks about.
+			r.verdict <- r.verdictOf(it)
+		}
+	}
+	return i
 }
 
 // finishReplay waits for the concurrent replay to take every request and
