@@ -40,14 +40,7 @@ func TestCapacityOutOfMemory(t *testing.T) {
 // OnDevice simulates that, and returns the unlimited figures only when even
 // then the step does not fit.
 func TestOnDeviceReleasesCachedBlocks(t *testing.T) {
-	m, err := spec.Load("../examples/gpt2-fp32-adamw-b8.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := family.Expand(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, g := expanded(t, "../examples/gpt2-fp32-adamw-b8.yaml")
 	h200, _ := calibrate.Builtin("h200")
 	free, err := estimate.Run(m, g, h200, estimate.Options{})
 	if err != nil {
@@ -74,11 +67,8 @@ func TestOnDeviceReleasesCachedBlocks(t *testing.T) {
 // repeats the one before. VGG-16 on an L4 at batch 194 fits three steps by
 // releasing its cache and runs out of memory in a later one.
 func TestLimitedRunSettlesOrFails(t *testing.T) {
-	m, err := spec.Load("../examples/measured/vgg16-fp32-sgd-b32.yaml")
+	m, err := spec.Parse("vgg16-b194.yaml", []byte("model: {architecture: torchvision.vgg16}\ntraining: {batch_size: 194, image_size: 224, precision: fp32, optimizer: sgd, momentum: 0.9}\n"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Set("training.batch_size", "194"); err != nil {
 		t.Fatal(err)
 	}
 	g, err := family.Expand(m)
