@@ -219,9 +219,27 @@ func compareRunKnown(t *testing.T, r *estimate.Result, m *measuredRun, known map
 	check("steady peak allocated", steadyPeakEst, steadyPeakMeas, tol.steadyPeak)
 	check("steady peak reserved", steadyResEst, steadyResMeas, tol.steadyReserved)
 	if len(m.NVMLFinal.Procs) > 0 {
-		check("nvidia-smi (process)", r.Peak.DeviceUsedBytes, m.NVMLFinal.Procs[0].Used, 0.05)
+		check("nvidia-smi (process)", r.Peak.DeviceUsedBytes, measuredDevicePeak(m), 0.05)
 	}
 	f.report(t, r.Name)
+}
+
+// measuredDevicePeak is the process's nvidia-smi figure at its highest.
+// NVML was read once, at the end; reserved memory never shrinks unless the
+// allocator released its cache to retry an allocation (num_alloc_retries,
+// holdout39), and then the peak is the end's figure plus what reserved fell
+// from its highest.
+func measuredDevicePeak(m *measuredRun) int64 {
+	var highest, end int64
+	for _, it := range m.Iterations {
+		for _, ph := range it.Phases {
+			highest = max(highest, ph.After["reserved_bytes.all.peak"])
+		}
+	}
+	for _, ph := range m.Iterations[len(m.Iterations)-1].Phases {
+		end = max(end, ph.After["reserved_bytes.all.current"])
+	}
+	return m.NVMLFinal.Procs[0].Used + max(highest-end, 0)
 }
 
 // TestCalibratedConvProfile: custom convnets the built-in profile misses

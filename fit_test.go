@@ -426,3 +426,33 @@ func TestFitFragmentationAsMeasured(t *testing.T) {
 		t.Errorf("exit %d, %q %q (want %q: 59 ran out of memory, 61 and 64 ran)", code, out, stderr, want)
 	}
 }
+
+// VGG-16 under amp-bf16 at batches 2400 and 2600 with its workspaces
+// measured at those batches (examples/holdout39): the unlimited reserve
+// passes the H200, and on the GPU the allocator released its cached blocks
+// once, as the runs did (num_alloc_retries 1) — and check says so.
+func TestReleasesAsMeasured(t *testing.T) {
+	for _, b := range []string{"2400", "2600"} {
+		name := "vgg16-amp-bf16-sgd-mom-b" + b
+		data, err := os.ReadFile("testdata/measured/h200/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Final map[string]int64 `json:"final_stats"`
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		r, err := estimateFile("examples/holdout39/"+name+".yaml", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := m.Final["num_alloc_retries"]; r.AllocRetries != want || want == 0 || r.UnlimitedPeak == nil {
+			t.Errorf("%s: %d releases (unlimited peak %v), measured %d", name, r.AllocRetries, r.UnlimitedPeak, want)
+		}
+		if code, out, _ := runCLI("check", "examples/holdout39/"+name+".yaml"); code != exitOK || !strings.Contains(out, "releasing cached blocks once") {
+			t.Errorf("check %s: exit %d %q", name, code, out)
+		}
+	}
+}

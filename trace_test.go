@@ -342,6 +342,12 @@ var traceMisses = map[string]map[string]string{
 	// where cuDNN picks other engines than the line from 256 implies.
 	"vgg16-amp-bf16-sgd-mom-b2207": {"large": pastBatches, "small": pastBatches},
 	"vgg16-amp-bf16-sgd-mom-b2300": {"large": pastBatches, "small": pastBatches},
+	// holdout39: the same at 2400 and 2600 with a profile calibrate --convs
+	// wrote at those batches: the large pool lines up (every figure exact);
+	// in the small pool one convolution asked 1 KiB where calibrate's plan
+	// took 58–63 KiB (not yet understood).
+	"vgg16-amp-bf16-sgd-mom-b2400": {"small": smallWorkspaceAtBatch},
+	"vgg16-amp-bf16-sgd-mom-b2600": {"small": smallWorkspaceAtBatch},
 	// Eager attention with one key/value head in a batch of one: the large
 	// pool and every figure are exact; in the small pool the backward of
 	// ·v over the stride-0 value heads releases the saved value before it
@@ -361,4 +367,7 @@ const (
 	betweenSizes   = "convolution workspaces interpolated between the table's image sizes: an engine that changes between them gives another size"
 	betweenBatches = "convolution workspaces interpolated between the table's batches (32 and 48 at 160 px, 96 and 128): an engine that changes between them gives another size"
 	pastBatches    = "convolution workspaces extrapolated past the table's largest batch (256), where cuDNN picks other engines (exact with a profile calibrate --convs wrote at the batch, TestCalibratedConvProfile)"
+	// smallWorkspaceAtBatch: a calibrated profile at the run's batch, whose
+	// small-pool workspace for one convolution differs from the run's.
+	smallWorkspaceAtBatch = "small pool: one convolution's workspace at this batch, measured by calibrate --convs as 58–63 KiB, was 1 KiB in the run (large pool and every figure exact)"
 )
