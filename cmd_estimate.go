@@ -37,12 +37,13 @@ func estimateFile(path, gpu string, timeline bool) (*estimate.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if gpu == "" {
-		gpu = m.GPU
+	fromFile := gpu == ""
+	if fromFile {
+		gpu = m.GPUProfile()
 	}
 	prof, err := calibrate.Resolve(gpu)
 	if err != nil {
-		if gpu == m.GPU && m.Pos["gpu"].Line > 0 {
+		if fromFile && m.Pos["gpu"].Line > 0 {
 			return nil, m.At("gpu").Errorf("%v", err)
 		}
 		return nil, err

@@ -44,9 +44,9 @@ func newPlanner(path, gpu string) (*planner, error) {
 		return nil, err
 	}
 	if gpu != "" {
-		m.GPU = gpu
+		m.GPU, m.GPUBase = gpu, ""
 	}
-	prof, err := calibrate.Resolve(m.GPU)
+	prof, err := calibrate.Resolve(m.GPUProfile())
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (p *planner) profile(m *spec.Model) (*calibrate.Profile, error) {
 	prof := p.profiles[m.GPU]
 	if prof == nil {
 		var err error
-		if prof, err = calibrate.Resolve(m.GPU); err != nil {
+		if prof, err = calibrate.Resolve(m.GPUProfile()); err != nil {
 			return nil, err
 		}
 	}

@@ -44,3 +44,24 @@ func TestHFConfigIsStrictJSON(t *testing.T) {
 		t.Errorf("a second object: %v", err)
 	}
 }
+
+// A profile path the description gives is relative to the description, as
+// hf_config's is; one a caller sets is the caller's; a built-in name stays.
+func TestGPUProfileIsRelativeToTheDescription(t *testing.T) {
+	m, err := Parse("runs/a.yaml", []byte("model: {architecture: GPT2LMHeadModel}\ntraining: {batch_size: 1, seq_len: 8}\ngpu: ../profiles/g.yaml\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GPUProfile(); got != filepath.Join("profiles", "g.yaml") {
+		t.Errorf("from the description: %q", got)
+	}
+	if err := m.Set("gpu", "x/g.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GPUProfile(); got != "x/g.yaml" {
+		t.Errorf("set by the caller: %q", got)
+	}
+	if err := m.Set("gpu", "h200"); err != nil || m.GPUProfile() != "h200" {
+		t.Errorf("built-in: %q, %v", m.GPUProfile(), err)
+	}
+}

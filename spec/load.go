@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -330,6 +331,7 @@ func (d *decoder) model(root *yaml.Node) (*Model, error) {
 			err = d.training(v, &m.Training)
 		case "gpu":
 			m.GPU, err = d.word(v, "gpu", "a built-in GPU name or a profile file")
+			m.GPUBase = filepath.Dir(d.file)
 		}
 		return err
 	})

@@ -8,6 +8,7 @@ package spec
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/estimate/allocator"
@@ -298,6 +299,10 @@ type Model struct {
 	Training Training
 	// GPU is a built-in profile name or a calibration file path.
 	GPU string
+	// GPUBase is the folder a relative profile path in GPU is relative to:
+	// the description's, for a gpu the description gives (as hf_config's
+	// path is); empty (the working folder) for one a caller sets.
+	GPUBase string
 
 	// Pos records where top-level keys were given ("model", "model.architecture", "training", "gpu" …).
 	Pos map[string]Pos
@@ -309,6 +314,18 @@ func (m *Model) At(key string) Pos {
 		return p
 	}
 	return Pos{File: m.File, Line: 1, Col: 1}
+}
+
+// GPUProfile is GPU as calibrate.Resolve takes it: a relative path to a
+// profile file (one with a slash or a .yaml extension) joined to GPUBase;
+// a built-in name as it is.
+func (m *Model) GPUProfile() string {
+	g := m.GPU
+	looksLikePath := strings.ContainsAny(g, `/\`) || strings.HasSuffix(strings.ToLower(g), ".yaml") || strings.HasSuffix(strings.ToLower(g), ".yml")
+	if m.GPUBase == "" || !looksLikePath || filepath.IsAbs(g) {
+		return g
+	}
+	return filepath.Join(m.GPUBase, g)
 }
 
 // KeyAt returns the position of key, or of fallback when key was not given.

@@ -144,7 +144,7 @@ func (m *Model) setValue(key, value string) error {
 		if strings.TrimSpace(value) == "" {
 			return bad("a built-in GPU name or a profile file")
 		}
-		m.GPU = value
+		m.GPU, m.GPUBase = value, "" // the caller's, relative to the working folder
 	default:
 		ok, perr := m.setParallel(key, value)
 		if !ok {
