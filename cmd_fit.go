@@ -235,67 +235,82 @@ func bisect(fits func(int64) (bool, error), lo, hi int64) (int64, error) {
 // and values that fit above it.
 const fragmentWindow = 16
 
-// settle tests every value within fragmentWindow of lo, a search's answer
-// (1 fits), and returns the largest value up to which every tested value
-// fits, with a note naming the larger values that fit too and those that do
-// not. When even the window's lowest value does not fit, the boundary
-// below it is searched for and settled in turn.
+// settle finds, from lo (a search's answer, which fits), the largest value
+// whose fragmentWindow values below it all fit too: it tests the values
+// below the candidate and, at a value that does not fit, moves below it.
+// Near the limit whether a step fits depends on how the allocator's live
+// blocks fragment, so a bisection's answer can sit above values that do
+// not fit. The note names the values above the answer, up to
+// fragmentWindow past lo, that fit too and those that do not.
 func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (int64, string, error) {
-	fitsAt := func(v int64) (bool, error) {
-		ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
-		return ok, err
-	}
-	type outcome struct {
-		ok  bool
-		err error
-	}
-	for {
-		from, to := max(lo-fragmentWindow, 1), lo+fragmentWindow
-		out := inParallel(int(to-from+1), func(i int) outcome {
-			v := from + int64(i)
-			if v == lo {
-				return outcome{ok: true}
+	known := map[int64]bool{lo: true}
+	// test fills known for the untested values in [from, to], in parallel.
+	test := func(from, to int64) error {
+		var vs []int64
+		for v := from; v <= to; v++ {
+			if _, ok := known[v]; !ok {
+				vs = append(vs, v)
 			}
-			ok, err := fitsAt(v)
-			if err != nil && v > lo {
+		}
+		type outcome struct {
+			ok  bool
+			err error
+		}
+		out := inParallel(len(vs), func(i int) outcome {
+			ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(vs[i], 10)})...)
+			if err != nil && vs[i] > lo {
 				return outcome{} // past the model's bounds (positions): does not fit
 			}
 			return outcome{ok, err}
 		})
-		first := len(out) // the first tested value that does not fit
 		for i, o := range out {
 			if o.err != nil {
-				return 0, "", o.err
+				return o.err
 			}
-			if !o.ok && first == len(out) {
-				first = i
-			}
+			known[vs[i]] = o.ok
 		}
-		if first == 0 && from > 1 {
-			// Not even the window's lowest fits: the boundary lies below.
-			var err error
-			if lo, err = bisect(fitsAt, 1, from); err != nil {
-				return 0, "", err
-			}
-			continue
-		}
-		settled := from + int64(first) - 1
-		var fit, miss []int64
-		for i, o := range out {
-			if v := from + int64(i); v > settled {
-				if o.ok {
-					fit = append(fit, v)
-				} else {
-					miss = append(miss, v)
-				}
-			}
-		}
-		if len(fit) == 0 {
-			return settled, "", nil
-		}
-		miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
-		return settled, fmt.Sprintf("above it fragmentation decides: %s also fit, %s do not", spans(fit), spans(miss)), nil
+		return nil
 	}
+	settled := lo
+	for {
+		from := max(settled-fragmentWindow, 1)
+		if err := test(from, settled); err != nil {
+			return 0, "", err
+		}
+		miss := int64(0) // the highest value in [from, settled] that does not fit
+		for v := settled; v >= from; v-- {
+			if !known[v] {
+				miss = v
+				break
+			}
+		}
+		if miss == 0 {
+			break
+		}
+		if settled = miss - 1; settled == 0 {
+			return 0, "", nil
+		}
+	}
+	if err := test(settled+1, lo+fragmentWindow); err != nil {
+		return 0, "", err
+	}
+	var fit, miss []int64
+	for v := settled + 1; v <= lo+fragmentWindow; v++ {
+		if known[v] {
+			fit = append(fit, v)
+		} else {
+			miss = append(miss, v)
+		}
+	}
+	if len(fit) == 0 {
+		return settled, "", nil
+	}
+	miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
+	verb := "do not"
+	if len(miss) == 1 {
+		verb = "does not"
+	}
+	return settled, fmt.Sprintf("above it fragmentation decides: %s also fit, %s %s", spans(fit), spans(miss), verb), nil
 }
 
 // spans writes sorted values as ranges: "188–193, 199".

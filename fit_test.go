@@ -456,3 +456,30 @@ func TestReleasesAsMeasured(t *testing.T) {
 		}
 	}
 }
+
+// A bisection can land on a value that fits above values that do not
+// (Gemma2-small on the H200: 235 fits, 214 and 216–218 do not): fit's
+// answer is a value whose sixteen values below all fit, and its peak is
+// the run's highest, steps a later one replaced included.
+func TestFitSettlesBelowTheSearch(t *testing.T) {
+	const ex = "examples/measured/gemma2-small-bf16-adamw-b2-s1024.yaml"
+	code, out, stderr := runCLI("fit", ex, "--gpu", "h200", "--headroom", "0%")
+	m := regexp.MustCompile(`largest batch_size: (\d+)`).FindStringSubmatch(out)
+	if code != exitOK || m == nil {
+		t.Fatalf("exit %d:\n%s%s", code, out, stderr)
+	}
+	best, _ := strconv.ParseInt(m[1], 10, 64)
+	p, err := newPlanner(ex, "h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := best - fragmentWindow; b <= best+1; b++ {
+		ok, _, err := p.fits(p.prof.TotalBytes, [2]string{"training.batch_size", strconv.FormatInt(b, 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != (b <= best) {
+			t.Errorf("batch %d fits: %v (answer %d)", b, ok, best)
+		}
+	}
+}

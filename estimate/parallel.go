@@ -885,9 +885,15 @@ func (s *sim) parallelResult(r *Result, peak *PhaseRun) {
 	extra = append(extra, Term{Name: "collective buffers (at the peak)", Bytes: coll, Included: true, Note: "all-gather / reduce-scatter / bucket buffers live at the overall peak"})
 	r.Terms = append(r.Terms, extra...)
 	r.Inputs.Training = append(r.Inputs.Training, KeyValue{"parallel", p.Layout()}, KeyValue{"global batch", fmt.Sprint(r.Parallel.GlobalBatch)})
-	if s.p.NCCLBytes == 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("per-rank estimate (%s): NCCL's own memory is not in the nvidia-smi figure (unknown for GPU profile %q)", p.Layout(), s.p.Name))
+}
+
+// ncclWarning says that a per-rank estimate's nvidia-smi figure leaves out
+// NCCL's own memory, when the profile does not know it; else it is empty.
+func (s *sim) ncclWarning() string {
+	if s.par == nil || s.p.NCCLBytes != 0 {
+		return ""
 	}
+	return fmt.Sprintf("per-rank estimate (%s): NCCL's own memory is not in the nvidia-smi figure (unknown for GPU profile %q)", s.t.Parallel.Layout(), s.p.Name)
 }
 
 // ncclBytes is NCCL's own memory in the nvidia-smi figure of a per-rank

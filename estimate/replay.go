@@ -91,7 +91,10 @@ type replay struct {
 	peakOp, peakSuffix string
 	steadyStart        int
 	fingerprint        [limitedIterations + 1]uint64
-	err                error
+	// replacedReserved is the highest reserve of the steps a later one
+	// replaced as the steady state.
+	replacedReserved int64
+	err              error
 
 	// With Options.Concurrent: batches of requests come on queue and go
 	// back on spare; verdict answers stepRepeats; failed is set with err.
@@ -275,7 +278,13 @@ func (r *replay) apply(q *request) {
 		case r.iteration == 2:
 			r.steadyStart = len(r.events)
 		case r.iteration > 2:
-			// A later step replaces the second as the steady state.
+			// A later step replaces the second as the steady state; what
+			// the replaced step reserved at its highest still counts for
+			// the run's peak (an allocator that released its cache can
+			// reserve less in later steps).
+			for _, ph := range r.iters[1].Phases {
+				r.replacedReserved = max(r.replacedReserved, ph.PeakReservedBytes)
+			}
 			r.events = r.events[:r.steadyStart]
 			r.iters = r.iters[:1]
 		}

@@ -34,7 +34,7 @@ func (s *sim) result() *Result {
 	outside := s.rp.outside // context, kernels and NCCL, as the replay's limit counts them
 	var best *PhaseRun
 	bestIt := 0
-	maxReserved := int64(0)
+	maxReserved := s.rp.replacedReserved
 	for i := range r.Iterations {
 		for j := range r.Iterations[i].Phases {
 			ph := &r.Iterations[i].Phases[j]
@@ -57,6 +57,9 @@ func (s *sim) result() *Result {
 		inputWarnings = append(inputWarnings, w)
 	}
 	if w := convExtrapolatedWarning(s.g.Convs); w != "" {
+		inputWarnings = append(inputWarnings, w)
+	}
+	if w := s.ncclWarning(); w != "" {
 		inputWarnings = append(inputWarnings, w)
 	}
 	if s.opt.PeaksOnly {
