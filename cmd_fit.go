@@ -747,7 +747,7 @@ func sweep(path, gpu, format string, sets []string, stdout, stderr io.Writer) er
 	for _, a := range axes {
 		header = append(header, a.key)
 	}
-	header = append(header, "peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes", "peak_iteration", "peak_phase", "error")
+	header = append(header, "peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes", "peak_iteration", "peak_phase", "alloc_retries", "error")
 	// The grid in row order; points are estimated concurrently, one worker
 	// per CPU, each holding one result at a time.
 	var points [][][2]string
@@ -822,7 +822,7 @@ func writeSweep(stdout io.Writer, format string, header []string, axes int, rows
 				k, _ := json.Marshal(h)
 				line.Write(k)
 				line.WriteByte(':')
-				line.Write(jsonCell(row[i], i < axes, i >= axes && i < axes+4))
+				line.Write(jsonCell(row[i], i < axes, i >= axes && i < axes+4 || i == axes+5))
 			}
 			line.WriteString("}\n")
 			if _, err := stdout.Write(line.Bytes()); err != nil {
@@ -854,7 +854,11 @@ func writeSweep(stdout io.Writer, format string, header []string, axes int, rows
 				v, _ := strconv.ParseInt(row[axes+c], 10, 64)
 				cells = append(cells, size(v))
 			}
-			cells = append(cells, "iter "+row[axes+3]+" "+row[axes+4])
+			at := "iter " + row[axes+3] + " " + row[axes+4]
+			if n := row[axes+5]; n != "0" {
+				at += " (cache released " + n + "×)"
+			}
+			cells = append(cells, at)
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
@@ -915,15 +919,17 @@ func contains(list []string, s string) bool {
 // sweepRow estimates one grid point into a row: the values, then the peaks
 // (or the error).
 func sweepRow(p *planner, point [][2]string) (row, warnings []string) {
-	row = make([]string, 0, len(point)+6)
+	row = make([]string, 0, len(point)+7)
 	for _, kv := range point {
 		row = append(row, kv[1])
 	}
 	r, err := p.estimate(point...)
 	if err != nil {
-		return append(row, "", "", "", "", "", firstLine(err)), nil
+		return append(row, "", "", "", "", "", "", firstLine(err)), nil
 	}
-	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), ""), r.Warnings
+	// alloc_retries: how often the point's allocator released its cached
+	// blocks to fit the GPU (0 when it never reached it).
+	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), fmt.Sprint(r.AllocRetries), ""), r.Warnings
 }
 
 // printWarnings writes each distinct warning once to stderr, in order:

@@ -454,6 +454,9 @@ func TestReleasesAsMeasured(t *testing.T) {
 		if code, out, _ := runCLI("check", "examples/holdout39/"+name+".yaml"); code != exitOK || !strings.Contains(out, "releasing cached blocks once") {
 			t.Errorf("check %s: exit %d %q", name, code, out)
 		}
+		if code, out, _ := runCLI("estimate", "examples/holdout39/"+name+".yaml", "--set", "training.batch_size="+b, "--format", "jsonl"); code != exitOK || !strings.Contains(out, `"alloc_retries":1,`) {
+			t.Errorf("sweep %s: exit %d %q (want alloc_retries 1)", name, code, out)
+		}
 	}
 }
 
