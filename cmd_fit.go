@@ -493,7 +493,9 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	printWarnings(stderr, append(baseWarnings, answerWarnings...))
-	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(math.Round(100*h*1e6)/1e6, 'f', -1, 64))
+	// The limit in bytes too: `check --budget` takes it exactly, where the
+	// GiB figure is rounded.
+	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom: check --budget %d)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(math.Round(100*h*1e6)/1e6, 'f', -1, 64), limit)
 	for _, l := range out[:searches] {
 		fmt.Fprint(stdout, l.text)
 	}
