@@ -57,20 +57,30 @@ func newPlanner(path, gpu string) (*planner, error) {
 // estimate runs one variant on its GPU (estimate.Options.OnDevice):
 // settings are key=value overrides.
 func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
-	return p.run(estimate.Options{OnDevice: true}, settings...)
-}
-
-// run runs one variant with opt (PeaksOnly, and on both cores unless the
-// planner runs one estimate per core).
-func (p *planner) run(opt estimate.Options, settings ...[2]string) (*estimate.Result, error) {
-	m := p.base.Clone()
-	if err := m.SetAll(settings); err != nil {
-		return nil, err
-	}
-	prof, err := p.profile(m)
+	m, prof, err := p.variant(settings)
 	if err != nil {
 		return nil, err
 	}
+	return p.run(m, prof, estimate.Options{OnDevice: true})
+}
+
+// variant is a copy of the description with settings applied, and the
+// profile of the GPU it names.
+func (p *planner) variant(settings [][2]string) (*spec.Model, *calibrate.Profile, error) {
+	m := p.base.Clone()
+	if err := m.SetAll(settings); err != nil {
+		return nil, nil, err
+	}
+	prof, err := p.profile(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, prof, nil
+}
+
+// run expands a variant and runs it with opt (PeaksOnly, and on both cores
+// unless the planner runs one estimate per core).
+func (p *planner) run(m *spec.Model, prof *calibrate.Profile, opt estimate.Options) (*estimate.Result, error) {
 	g, err := family.Expand(m)
 	if err != nil {
 		return nil, err
@@ -108,15 +118,11 @@ func (p *planner) profile(m *spec.Model) (*calibrate.Profile, error) {
 // its figure passes the limit (its peak can only be larger). The result is
 // the run's (nil when it does not fit).
 func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Result, error) {
-	m := p.base.Clone()
-	if err := m.SetAll(settings); err != nil {
-		return false, nil, err
-	}
-	prof, err := p.profile(m)
+	m, prof, err := p.variant(settings)
 	if err != nil {
 		return false, nil, err
 	}
-	r, err := p.run(estimate.Options{Device: prof.TotalBytes, Limit: limit}, settings...)
+	r, err := p.run(m, prof, estimate.Options{Device: prof.TotalBytes, Limit: limit})
 	if estimate.MayNotFit(err) || estimate.IsOverLimit(err) {
 		return false, nil, nil
 	}
@@ -124,6 +130,13 @@ func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Resu
 		return false, nil, err
 	}
 	return r.Peak.DeviceUsedBytes <= limit, r, nil
+}
+
+// withValue is settings with key set to v, in a slice of its own: the
+// searches run their values in parallel, and an append into settings'
+// spare capacity would share it.
+func withValue(settings [][2]string, key string, v int64) [][2]string {
+	return append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})
 }
 
 // largest finds the largest value of key (≥ 1) whose peak fits; 0 when even
@@ -136,7 +149,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	const maxValue = int64(1) << 24
 	note := ""
 	peak := func(v int64) (int64, bool, error) {
-		r, err := p.estimate(append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
+		r, err := p.estimate(withValue(settings, key, v)...)
 		if err != nil {
 			return 0, false, err
 		}
@@ -145,7 +158,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	// fits treats an expansion error above 1 as "does not fit" and notes
 	// it; a run that passes the limit stops there.
 	fits := func(v int64) (bool, error) {
-		ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(v, 10)})...)
+		ok, _, err := p.fits(limit, withValue(settings, key, v)...)
 		if err != nil && v > 1 {
 			if note == "" {
 				note = "limited by the model: " + firstLine(err)
@@ -156,7 +169,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	}
 	// The peak at 1 is needed only if 1 fits: a run past the limit stops
 	// early, and one that fits has run to its end.
-	ok, r1, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, "1"})...)
+	ok, r1, err := p.fits(limit, withValue(settings, key, 1)...)
 	if err != nil || !ok {
 		return 0, "", err
 	}
@@ -257,7 +270,7 @@ func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (in
 			err error
 		}
 		out := inParallel(len(vs), func(i int) outcome {
-			ok, _, err := p.fits(limit, append(slices.Clone(settings), [2]string{key, strconv.FormatInt(vs[i], 10)})...)
+			ok, _, err := p.fits(limit, withValue(settings, key, vs[i])...)
 			if err != nil && vs[i] > lo {
 				return outcome{} // past the model's bounds (positions): does not fit
 			}
@@ -589,15 +602,7 @@ func releasing(r *estimate.Result) string {
 	if r.UnlimitedPeak == nil {
 		return ""
 	}
-	return fmt.Sprintf(", releasing cached blocks %s (unlimited, it would reserve %s)", times(r.AllocRetries), report.GiB(r.UnlimitedPeak.ReservedBytes))
-}
-
-// times writes a count of occurrences: "once", "3 times".
-func times(n int64) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
+	return fmt.Sprintf(", releasing cached blocks %s (unlimited, it would reserve %s)", report.Times(r.AllocRetries), report.GiB(r.UnlimitedPeak.ReservedBytes))
 }
 
 func verdict(peak, limit int64) string {

@@ -132,10 +132,6 @@ func releasedNote(r *estimate.Result) string {
 	if u == nil {
 		return ""
 	}
-	n := fmt.Sprintf("%d times", r.AllocRetries)
-	if r.AllocRetries == 1 {
-		n = "once"
-	}
 	return fmt.Sprintf("at the GPU's limit the allocator releases its cached blocks %s to make room (PyTorch's num_alloc_retries, each a synchronizing cudaFree): the step fits, more slowly; unlimited it would reserve %s (nvidia-smi %s)",
-		n, Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
+		Times(r.AllocRetries), Size(u.ReservedBytes), Size(u.DeviceUsedBytes))
 }

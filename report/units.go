@@ -15,3 +15,11 @@ func Size(b int64) string {
 	}
 	return MiB(b)
 }
+
+// Times writes how often something happened: "once", "3 times".
+func Times(n int64) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/memplan/memplan/estimate/allocator"
 )
 
 // Role says what a tensor is for; every byte of an estimate is attributed to one.
@@ -288,13 +290,13 @@ func ShapeBytes(name string, shape []int64, dt DType) (int64, error) {
 			return 0, fmt.Errorf("tensor %s: dimension %d in %s is not positive", name, d, FormatShape(shape))
 		}
 		hi, lo := bits.Mul64(n, uint64(d))
-		if hi != 0 || lo >= MaxTensorBytes {
+		if hi != 0 || lo >= uint64(MaxTensorBytes) {
 			return 0, &SizeOverflowError{Tensor: name, Shape: shape, DType: dt}
 		}
 		n = lo
 	}
 	hi, lo := bits.Mul64(n, uint64(dt.Size()))
-	if hi != 0 || lo >= MaxTensorBytes {
+	if hi != 0 || lo >= uint64(MaxTensorBytes) {
 		return 0, &SizeOverflowError{Tensor: name, Shape: shape, DType: dt}
 	}
 	return int64(lo), nil
@@ -302,7 +304,7 @@ func ShapeBytes(name string, shape []int64, dt DType) (int64, error) {
 
 // MaxTensorBytes is the first tensor size refused: PyTorch's caching
 // allocator refuses any single allocation of 2^60 bytes or more.
-const MaxTensorBytes = 1 << 60
+const MaxTensorBytes = allocator.MaxRequest
 
 // SizeOverflowError is a tensor of MaxTensorBytes or more: a description's
 // sizes beyond any device, which PyTorch would refuse to allocate.
