@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Write a hold-out set of model descriptions drawn at random from the kinds
+of the public validation set (an MLP, GPT-2, ResNet-50, a Llama of
+TinyLlama's shape), with random batch, length, precision, optimizer,
+checkpointing and mode, so that the set is not chosen by whoever tunes the
+estimator. The draw is seeded: the same seed writes the same files.
+
+    python3 probe/random_holdout.py SEED COUNT OUTDIR
+
+Then write down the estimates before measuring (see examples/holdout*/
+PREDICTED.tsv) and measure with probe/measure_all.sh.
+"""
+import os
+import random
+import sys
+
+PRECISIONS = ['fp32', 'bf16', 'amp-bf16']
+OPTIMIZERS = [('adamw', {}), ('adam', {}), ('sgd', {'momentum': 0.9}),
+              ('adamw', {'optimizer_impl': 'fused'})]
+
+
+def flow(d):
+    """A YAML flow mapping of d (keys in order; strings bare)."""
+    parts = []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            v = flow(v)
+        elif isinstance(v, bool):
+            v = 'true' if v else 'false'
+        parts.append(f'{k}: {v}')
+    return '{' + ', '.join(parts) + '}'
+
+
+def mlp(r):
+    d_in, hidden, d_out = r.choice([256, 512, 1000, 2048, 4096]), r.choice([1024, 4096, 5000, 8192, 16384]), r.choice([10, 256, 1000, 2048])
+    bias = r.random() < 0.5
+    act = r.choice(['relu', 'gelu'])
+    batch = r.choice([16, 64, 256, 1024, 4096])
+    model = ('model:\n'
+             '  inputs:\n'
+             f'    x: {{shape: [batch, {d_in}], dtype: fp32}}\n'
+             f'    y: {{shape: [batch, {d_out}], dtype: fp32}}\n'
+             '  layers:\n'
+             f'    - linear: {{in: {d_in}, out: {hidden}, bias: {str(bias).lower()}}}\n'
+             f'    - {act}: {{}}\n'
+             f'    - linear: {{in: {hidden}, out: {d_out}, bias: {str(bias).lower()}}}\n'
+             '  loss: mse\n')
+    return f'mlp-{d_in}x{hidden}x{d_out}', model, {'batch_size': batch}, False
+
+
+def gpt2(r):
+    embd = r.choice([512, 768, 1024])
+    cfg = {'vocab_size': 50257, 'n_positions': 1024, 'n_embd': embd, 'n_layer': r.choice([4, 6, 8, 12]), 'n_head': embd // 64}
+    if r.random() < 0.5:
+        cfg.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    model = f'model: {{architecture: GPT2LMHeadModel, config: {flow(cfg)}}}\n'
+    name = f'gpt2-l{cfg["n_layer"]}-e{embd}' + ('-nodrop' if 'resid_pdrop' in cfg else '')
+    return name, model, {'batch_size': r.choice([1, 2, 4, 8, 16]), 'seq_len': r.choice([128, 256, 512, 1024])}, True
+
+
+def resnet50(r):
+    model = 'model: {architecture: torchvision.resnet50}\n'
+    return 'resnet50', model, {'batch_size': r.choice([8, 16, 32, 48, 64, 96, 128]), 'image_size': r.choice([160, 192, 224, 256])}, False
+
+
+def llama(r):
+    layers = r.choice([4, 8, 12, 22])
+    cfg = {'vocab_size': 32000, 'hidden_size': 2048, 'intermediate_size': 5632, 'num_hidden_layers': layers,
+           'num_attention_heads': 32, 'num_key_value_heads': 4, 'max_position_embeddings': 2048,
+           'rms_norm_eps': '1.0e-05', 'tie_word_embeddings': False, 'use_cache': False}
+    model = f'model: {{architecture: LlamaForCausalLM, config: {flow(cfg)}}}\n'
+    return f'tinyllama-l{layers}', model, {'batch_size': r.choice([1, 2, 4, 8]), 'seq_len': r.choice([512, 1024, 2048])}, True
+
+
+KINDS = [mlp, gpt2, resnet50, llama]
+
+
+def draw(r):
+    """One description: its name and its YAML text."""
+    base, model, training, ckptable = r.choice(KINDS)(r)
+    precision = r.choice(PRECISIONS)
+    t = {}
+    if r.random() < 0.15:
+        t['mode'] = 'inference'
+        mode = 'infer'
+    else:
+        opt, extra = r.choice(OPTIMIZERS)
+        t.update(optimizer=opt, **extra)
+        mode = opt + ('-fused' if extra.get('optimizer_impl') else '') + ('-mom' if 'momentum' in extra else '')
+        if ckptable and r.random() < 0.3:
+            t['activation_checkpointing'] = True
+            mode += '-ckpt'
+    t.update(training)
+    t['precision'] = precision
+    size = f'b{training["batch_size"]}' + (f'-s{training["seq_len"]}' if 'seq_len' in training else '') + (f'-img{training["image_size"]}' if 'image_size' in training else '')
+    name = f'{base}-{precision}-{mode}-{size}'
+    text = f'name: {name}\n{model}training: {flow(t)}\ngpu: h200\n'
+    return name, text
+
+
+def main(argv):
+    seed, count, out = int(argv[0]), int(argv[1]), argv[2]
+    r = random.Random(seed)
+    os.makedirs(out, exist_ok=True)
+    names = set()
+    while len(names) < count:
+        name, text = draw(r)
+        if name in names:
+            continue
+        names.add(name)
+        with open(os.path.join(out, name + '.yaml'), 'w') as f:
+            f.write(f'# drawn by probe/random_holdout.py (seed {seed}); predicted before measuring\n' + text)
+    print('\n'.join(sorted(names)))
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])
