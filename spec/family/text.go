@@ -92,7 +92,8 @@ func positionIDs(b *spec.Builder, seq int64) spec.TensorID {
 // causalLMLoss is transformers 5.x ForCausalLMLoss: logits.float(), labels
 // padded by one and shifted (a contiguous int64 copy), cross_entropy over the
 // vocabulary with mean reduction. The logits stay alive to the end of the
-// forward (the model output holds them).
+// forward (the model output holds them), their fp32 copy to the end of the
+// loss.
 func causalLMLoss(b *spec.Builder, logits, labels spec.TensorID) spec.TensorID {
 	b.T(logits).Cached = true
 	shape := b.Shape(logits)
@@ -112,9 +113,11 @@ func causalLMLoss(b *spec.Builder, logits, labels spec.TensorID) spec.TensorID {
 		shifted := b.Emit(shift)[0]
 		flat := b.View("flatten", f, bsz*seq, vocab)
 		loss = b.CrossEntropy("cross_entropy", flat, shifted)
-		// ForCausalLMLoss rebinds labels to the padded copy, a local until
-		// it returns (measured: freed after nll_loss).
-		b.HoldUntilLastOp(padded)
+		// ForCausalLMLoss rebinds logits to the fp32 copy (then to its
+		// flattened view) and labels to the padded copy: locals until it
+		// returns, freed after nll_loss in that order (measured: the fp32
+		// logits outlive log_softmax, which saves only its output).
+		b.HoldUntilLastOp(f, padded)
 	})
 	return loss
 }
