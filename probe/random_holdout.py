@@ -5,7 +5,12 @@ TinyLlama's shape), with random batch, length, precision, optimizer,
 checkpointing and mode, so that the set is not chosen by whoever tunes the
 estimator. The draw is seeded: the same seed writes the same files.
 
-    python3 probe/random_holdout.py SEED COUNT OUTDIR
+    python3 probe/random_holdout.py [--wide] SEED COUNT OUTDIR
+
+--wide draws from every family memplan expands (BERT, RoBERTa, ViT, Qwen2,
+Qwen3, Mistral, Phi3, Gemma, the torchvision CNNs …) and from more
+settings: fp16 autocast, the optimizer's implementation, eager attention,
+inference with the KV cache, and the allocator's options.
 
 Then write down the estimates before measuring (see examples/holdout*/
 PREDICTED.tsv) and measure with probe/measure_all.sh.
@@ -75,23 +80,82 @@ def llama(r):
 KINDS = [mlp, gpt2, resnet50, llama]
 
 
-def draw(r):
+def decoder(arch, short, cfg):
+    """A small decoder of one HF family: its depth and widths drawn."""
+    def make(r):
+        c = dict(cfg)
+        c['num_hidden_layers'] = r.choice([2, 4, 6, 8])
+        c['use_cache'] = False
+        model = f'model: {{architecture: {arch}, config: {flow(c)}}}\n'
+        return f'{short}-l{c["num_hidden_layers"]}', model, {'batch_size': r.choice([1, 2, 4, 8]), 'seq_len': r.choice([256, 512, 1024, 2048])}, True
+    return make
+
+
+def encoder(arch, short, longest=512):
+    """A BERT-like masked LM with the class defaults."""
+    def make(r):
+        return short, f'model: {{architecture: {arch}}}\n', {'batch_size': r.choice([4, 8, 16, 32, 64]), 'seq_len': r.choice([128, 256, longest])}, True
+    return make
+
+
+def vision(arch, short, sizes, batches, ckptable=False):
+    """A torchvision or HF vision model with its default config."""
+    def make(r):
+        return short, f'model: {{architecture: {arch}}}\n', {'batch_size': r.choice(batches), 'image_size': r.choice(sizes)}, ckptable
+    return make
+
+
+SMALL = {'vocab_size': 32000, 'hidden_size': 1024, 'intermediate_size': 2816, 'num_attention_heads': 16,
+         'num_key_value_heads': 4, 'max_position_embeddings': 4096}
+WIDE_KINDS = KINDS + [
+    decoder('Qwen2ForCausalLM', 'qwen2-small', dict(SMALL, tie_word_embeddings=True)),
+    decoder('Qwen3ForCausalLM', 'qwen3-small', dict(SMALL, head_dim=128, tie_word_embeddings=True)),
+    decoder('MistralForCausalLM', 'mistral-small', dict(SMALL, tie_word_embeddings=False)),
+    decoder('Phi3ForCausalLM', 'phi3-small', {'vocab_size': 32064, 'hidden_size': 1024, 'intermediate_size': 2816, 'num_attention_heads': 16, 'max_position_embeddings': 4096}),
+    decoder('GemmaForCausalLM', 'gemma-small', {'vocab_size': 32000, 'hidden_size': 1024, 'intermediate_size': 4096, 'num_attention_heads': 8, 'num_key_value_heads': 1, 'head_dim': 128}),
+    encoder('BertForMaskedLM', 'bert-base'),
+    encoder('RobertaForMaskedLM', 'roberta-base', 510),  # positions start past the padding id
+    vision('ViTForImageClassification', 'vit-base', [224], [8, 16, 32, 64], True),
+    vision('torchvision.resnet18', 'resnet18', [160, 224], [16, 32, 64, 128]),
+    vision('torchvision.resnet101', 'resnet101', [224], [8, 16, 32]),
+    vision('torchvision.mobilenet_v2', 'mobilenet-v2', [224], [16, 32, 64, 128]),
+]
+
+
+ALLOCATOR = [('expandable', {'expandable_segments': True}), ('maxsplit64', {'max_split_size_mb': 64}),
+             ('maxsplit256', {'max_split_size_mb': 256}), ('roundup4', {'roundup_power2_divisions': 4})]
+
+
+def draw(r, wide=False):
     """One description: its name and its YAML text."""
-    base, model, training, ckptable = r.choice(KINDS)(r)
-    precision = r.choice(PRECISIONS)
+    base, model, training, ckptable = r.choice(WIDE_KINDS if wide else KINDS)(r)
+    precision = r.choice(PRECISIONS + (['amp-fp16'] if wide else []))
     t = {}
-    if r.random() < 0.15:
+    if r.random() < (0.25 if wide else 0.15):
         t['mode'] = 'inference'
         mode = 'infer'
+        if wide and ckptable and 'seq_len' in training and 'use_cache: false' in model and r.random() < 0.5:
+            model = model.replace('use_cache: false', 'use_cache: true')
+            mode += '-cache'
     else:
         opt, extra = r.choice(OPTIMIZERS)
+        extra = dict(extra)
+        if wide and 'optimizer_impl' not in extra and opt != 'sgd' and r.random() < 0.25:
+            extra['optimizer_impl'] = 'for-loop'
         t.update(optimizer=opt, **extra)
-        mode = opt + ('-fused' if extra.get('optimizer_impl') else '') + ('-mom' if 'momentum' in extra else '')
+        mode = opt + ('-' + extra['optimizer_impl'] if extra.get('optimizer_impl') else '') + ('-mom' if 'momentum' in extra else '')
         if ckptable and r.random() < 0.3:
             t['activation_checkpointing'] = True
             mode += '-ckpt'
+    if wide and 'seq_len' in training and 'config' in model and r.random() < 0.25:
+        t['attention'] = 'eager'
+        mode = 'eager-' + mode
     t.update(training)
     t['precision'] = precision
+    if wide and r.random() < 0.25:
+        tag, conf = r.choice(ALLOCATOR)
+        t['allocator'] = conf
+        mode += '-' + tag
     size = f'b{training["batch_size"]}' + (f'-s{training["seq_len"]}' if 'seq_len' in training else '') + (f'-img{training["image_size"]}' if 'image_size' in training else '')
     name = f'{base}-{precision}-{mode}-{size}'
     text = f'name: {name}\n{model}training: {flow(t)}\ngpu: h200\n'
@@ -99,17 +163,19 @@ def draw(r):
 
 
 def main(argv):
+    wide = '--wide' in argv
+    argv = [a for a in argv if a != '--wide']
     seed, count, out = int(argv[0]), int(argv[1]), argv[2]
     r = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     names = set()
     while len(names) < count:
-        name, text = draw(r)
+        name, text = draw(r, wide)
         if name in names:
             continue
         names.add(name)
         with open(os.path.join(out, name + '.yaml'), 'w') as f:
-            f.write(f'# drawn by probe/random_holdout.py (seed {seed}); predicted before measuring\n' + text)
+            f.write(f'# drawn by probe/random_holdout.py{" --wide" if wide else ""} (seed {seed}); predicted before measuring\n' + text)
     print('\n'.join(sorted(names)))
 
 
