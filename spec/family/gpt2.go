@@ -297,6 +297,13 @@ func (g *gpt2) eagerAttention(q, k, v spec.TensorID) (out, weights spec.TensorID
 		p := b.Softmax("softmax", scores)
 		p = b.Cast("type_as_value", p, b.DType(v))
 		weights = b.Dropout("attn_dropout", p, g.attnDrop)
+		if !g.useCache && g.batch > 1 {
+			// Without the cache's copy v is a view of c_attn's output too,
+			// and the fold copies it as it does q (the product saves the
+			// copy; the backward copies v's gradient back to the
+			// projection's layout).
+			v = b.MathOutputCopy("v_fold", v, b.Shape(v)...)
+		}
 		o := b.Matmul("pv", weights, v, b.Shape(q))
 		out = b.MathOutputCopy("transpose_contiguous", o, b.Shape(q)...)
 	})

@@ -845,18 +845,22 @@ func (l *llama) expandKV(name string, x spec.TensorID) spec.TensorID {
 func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.TensorID) {
 	b := l.b
 	b.Scoped("eager", func() {
+		// repeat_kv's reshape copies several key/value heads; one head
+		// stays a view, its repeats a stride-0 dimension (measured: no copy
+		// at repeat_kv), which matmul's fold then copies in a batch of more
+		// than one — k at q·kᵀ after q's fold, v at ·v — unless autocast's
+		// cast has already made it a new contiguous tensor (measured:
+		// amp-fp16 Gemma with one head, batch 8; bf16, batch 2).
+		expanded := l.kvHeads == 1 && l.kvHeads != l.heads
 		if l.kvHeads != l.heads {
-			// With one key/value head in a batch of one, the repeated
-			// heads stay a stride-0 view through matmul's fold too
-			// (measured: no copy); otherwise they are copied, by
-			// repeat_kv or by the fold.
 			rep := l.repeatKV
-			if l.kvHeads == 1 && l.batch == 1 {
+			if expanded {
 				rep = l.expandKV
 			}
 			k = rep("repeat_k", k)
 			v = rep("repeat_v", v)
 		}
+		foldKV := expanded && l.batch > 1
 		scores := []int64{l.batch, l.heads, l.seq, l.seq}
 		// matmul folds q — the rotary output, laid out [B, S, H, d] like the
 		// projection — to [B·H, S, d]: a copy (measured), saved by the
@@ -873,6 +877,9 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		qf := qc
 		if !l.fused && l.batch > 1 {
 			qf = b.Contiguous("q_fold", qc, b.Shape(qc)...)
+		}
+		if foldKV && kc == k {
+			kc = b.Contiguous("k_fold", kc, b.Shape(kc)...)
 		}
 		w := b.Matmul("qk", qf, kc, scores)
 		if qc != q {
@@ -903,7 +910,19 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		// outlive the softmax and the cast (measured in bf16 inference).
 		b.HoldUntilLastOp(masked)
 		weights = b.Dropout("dropout", w, l.attnDrop)
-		o := b.Matmul("pv", weights, v, []int64{l.batch, l.heads, l.seq, l.headDim})
+		heads := []int64{l.batch, l.heads, l.seq, l.headDim}
+		// matmul folds v to [B·H, S, D] after autocast's casts (value,
+		// then weights). Without repeat_kv's or the cache's copy, v is
+		// the projection's view laid out [B, S, H, D], so in a batch of
+		// more than one the fold copies it, and the product saves the
+		// copy, not the view (measured: Phi3 eager under amp-fp16 and
+		// amp-bf16, the projection freed when attention returns).
+		vc := b.AutocastMatmulIn(v, "pv.y_cast")
+		wc := b.AutocastMatmulIn(weights, "pv.x_cast")
+		if (l.kvHeads == l.heads && !l.useCache && l.batch > 1) || (foldKV && vc == v) {
+			vc = b.Contiguous("v_fold", vc, heads...)
+		}
+		o := b.Matmul("pv", wc, vc, heads)
 		out = b.MathOutputCopy("transpose_contiguous", o, l.batch, l.seq, l.heads, l.headDim)
 		b.HoldUntilLastOp(k, v)
 	})
