@@ -348,12 +348,6 @@ var traceMisses = map[string]map[string]string{
 	// took 58–63 KiB (not yet understood).
 	"vgg16-amp-bf16-sgd-mom-b2400": {"small": smallWorkspaceAtBatch},
 	"vgg16-amp-bf16-sgd-mom-b2600": {"small": smallWorkspaceAtBatch},
-	// Eager attention with one key/value head in a batch of one: the large
-	// pool and every figure are exact; in the small pool the backward of
-	// ·v over the stride-0 value heads releases the saved value before it
-	// makes the 1 MiB head gradients, which the estimate makes first (the
-	// expand's sum and bmm's save order there are not modelled yet).
-	"gemma-mqa-eager-bf16-adamw-b1-s1024": {"small": "eager attention over a stride-0 single key/value head in a batch of one: the small pool's backward order around ·v's value gradient differs (figures exact)"},
 }
 
 // convsByRule is why the trace of a network whose convolutions no table

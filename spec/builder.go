@@ -274,7 +274,8 @@ func TS(name string, dt DType, shape ...int64) TensorSpec {
 	return TensorSpec{Name: name, Shape: shape, DType: dt}
 }
 
-// Emit appends an op and returns its output tensors.
+// Emit appends an op and returns its output tensors: the op's own list,
+// which the caller must not write (copy it to rebind an output).
 func (b *Builder) Emit(s OpSpec) []TensorID {
 	if b.err != nil {
 		out := make([]TensorID, len(s.Outputs))

@@ -395,7 +395,7 @@ func (b *Builder) View(name string, x TensorID, shape ...int64) TensorID {
 
 // Split returns n views of x with the given shape (x.split / chunk, then
 // view and transpose). The backward concatenates the gradients into one
-// new tensor shaped like x.
+// new tensor shaped like x. The list is the op's own (see Emit).
 func (b *Builder) Split(name string, x TensorID, n int, shape []int64) []TensorID {
 	outs := make([]TensorSpec, n)
 	alias := make([]int, n)

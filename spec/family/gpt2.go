@@ -183,7 +183,17 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 		qkv := g.conv1D("c_attn", x, attnW, attnB)
 		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, g.hd})
 		var o spec.TensorID
-		k, v := parts[1], parts[2]
+		q, k, v := parts[0], parts[1], parts[2] // parts is the op's own output list: not written
+		if g.eager && !g.useCache {
+			// Without the cache's copy, v's gradient (a bmm output laid
+			// out [B, H, S, d]) is copied back to the projection's layout
+			// by its view's backward, which runs after q·kᵀ's (measured);
+			// so is q's in a batch of one, where no fold copies it.
+			if g.batch == 1 {
+				q = b.HeadsView("q_heads", q, true, g.batch, g.heads, g.seq, g.hd)
+			}
+			v = b.HeadsView("v_heads", v, true, g.batch, g.heads, g.seq, g.hd)
+		}
 		if g.eager {
 			if g.useCache {
 				// In the backward, v's gradient (a bmm output, [B, H, S, d])
@@ -192,7 +202,7 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 				k = b.CacheCopy("cache_keys", k, b.DType(k), false)
 				v = b.CacheCopy("cache_values", v, b.DType(k), true)
 			}
-			o, weights = g.eagerAttention(parts[0], k, v)
+			o, weights = g.eagerAttention(q, k, v)
 		} else {
 			if g.useCache {
 				// use_cache (the config default): DynamicCache.update copies
@@ -206,7 +216,7 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 				k = b.CacheCopy("cache_keys", k, b.DType(k), relayout)
 				v = b.CacheCopy("cache_values", v, b.DType(k), relayout)
 			}
-			o = b.SDPA("sdpa", parts[0], k, v, spec.NoTensor, true)
+			o = b.SDPA("sdpa", q, k, v, spec.NoTensor, true)
 		}
 		merged := b.View("merge_heads", o, g.batch, g.seq, g.ld)
 		attnOut = g.conv1D("c_proj", merged, projW, projB)
@@ -290,19 +300,27 @@ func (g *gpt2) eagerAttention(q, k, v spec.TensorID) (out, weights spec.TensorID
 		// matmul folds q — a view of c_attn's output laid out [B, S, H, d] —
 		// to [B·H, S, d]: a copy, which the product saves; in the backward
 		// q's gradient is copied back to the projection's layout (measured).
-		qf := b.MathOutputCopy("q_fold", q, b.Shape(q)...)
+		// In a batch of one the fold is a view. Without the cache's copies
+		// k and v are such views too: kᵀ's fold copies after q's (its
+		// gradient needs no copy back), v's below (measured: GPT-2 eager
+		// without its cache, batches 2 to 8).
+		folds := g.batch > 1
+		qf := q
+		if folds {
+			qf = b.MathOutputCopy("q_fold", q, b.Shape(q)...)
+		}
+		if folds && !g.useCache {
+			k = b.Contiguous("k_fold", k, b.Shape(k)...)
+		}
 		scores := b.Matmul("qk", qf, k, []int64{g.batch, g.heads, g.seq, g.seq})
 		scores = b.Scale("scale", scores)
 		scores = b.Add("add_mask", scores, g.mask)
 		p := b.Softmax("softmax", scores)
 		p = b.Cast("type_as_value", p, b.DType(v))
 		weights = b.Dropout("attn_dropout", p, g.attnDrop)
-		if !g.useCache && g.batch > 1 {
-			// Without the cache's copy v is a view of c_attn's output too,
-			// and the fold copies it as it does q (the product saves the
-			// copy; the backward copies v's gradient back to the
-			// projection's layout).
-			v = b.MathOutputCopy("v_fold", v, b.Shape(v)...)
+		if folds && !g.useCache {
+			// the product saves the copy, not the view
+			v = b.Contiguous("v_fold", v, b.Shape(v)...)
 		}
 		o := b.Matmul("pv", weights, v, b.Shape(q))
 		out = b.MathOutputCopy("transpose_contiguous", o, b.Shape(q)...)

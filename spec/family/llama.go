@@ -878,12 +878,23 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		if !l.fused && l.batch > 1 {
 			qf = b.Contiguous("q_fold", qc, b.Shape(qc)...)
 		}
-		if foldKV && kc == k {
-			kc = b.Contiguous("k_fold", kc, b.Shape(kc)...)
+		// k is laid out like its projection too when no repeat_kv or cache
+		// copy made it [B, H, S, D] (the rotary embedding keeps its input's
+		// strides; Phi3's cat does not): then its fold copies as well, after
+		// q's (measured: Llama and Mistral with a key/value head per query
+		// head, batches 2 and 4).
+		viewKV := l.kvHeads == l.heads && !l.useCache && l.batch > 1
+		kf := kc
+		if (foldKV && kc == k) || (viewKV && !l.fused) {
+			kf = b.Contiguous("k_fold", kc, b.Shape(kc)...)
 		}
-		w := b.Matmul("qk", qf, kc, scores)
+		w := b.Matmul("qk", qf, kf, scores)
 		if qc != q {
 			b.HoldUntilLastOp(qc)
+		}
+		if kc != k && kf != kc {
+			// a folded cast goes when matmul returns, as q's does
+			b.HoldUntilLastOp(kc)
 		}
 		w = b.Scale("scale", w)
 		if l.scoreCap > 0 {
@@ -919,7 +930,7 @@ func (l *llama) eagerAttention(q, k, v, mask spec.TensorID) (out, weights spec.T
 		// amp-bf16, the projection freed when attention returns).
 		vc := b.AutocastMatmulIn(v, "pv.y_cast")
 		wc := b.AutocastMatmulIn(weights, "pv.x_cast")
-		if (l.kvHeads == l.heads && !l.useCache && l.batch > 1) || (foldKV && vc == v) {
+		if viewKV || (foldKV && vc == v) {
 			vc = b.Contiguous("v_fold", vc, heads...)
 		}
 		o := b.Matmul("pv", wc, vc, heads)
