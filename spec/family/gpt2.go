@@ -184,14 +184,14 @@ func (g *gpt2) block(h, ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW,
 		parts := b.Split("split_heads", qkv, 3, []int64{g.batch, g.heads, g.seq, g.hd})
 		var o spec.TensorID
 		q, k, v := parts[0], parts[1], parts[2] // parts is the op's own output list: not written
+		// In a batch of one no fold copies q, and its gradient (a bmm
+		// output laid out [B, H, S, d]) is copied back to the projection's
+		// layout by its view's backward, which runs after q·kᵀ's; without
+		// the cache's copy so is v's, in any batch (measured).
+		if g.eager && g.batch == 1 {
+			q = b.HeadsView("q_heads", q, true, g.batch, g.heads, g.seq, g.hd)
+		}
 		if g.eager && !g.useCache {
-			// Without the cache's copy, v's gradient (a bmm output laid
-			// out [B, H, S, d]) is copied back to the projection's layout
-			// by its view's backward, which runs after q·kᵀ's (measured);
-			// so is q's in a batch of one, where no fold copies it.
-			if g.batch == 1 {
-				q = b.HeadsView("q_heads", q, true, g.batch, g.heads, g.seq, g.hd)
-			}
 			v = b.HeadsView("v_heads", v, true, g.batch, g.heads, g.seq, g.hd)
 		}
 		if g.eager {
