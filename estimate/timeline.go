@@ -827,7 +827,11 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int, made *[]madeGr
 			}
 		}
 	}
-	if to == len(op.BackwardTemps) && reduceFrom == to && op.ReducedParams+op.ReducedInputs > 0 {
+	// A reduction without staging comes after the last temporary — in the
+	// call after the function's own gradients when some temporaries come
+	// before them (BackwardTempsFirst), once (measured: a Gemma norm's fp32
+	// weight, 512 rows, its [D] sum after the input's gradient).
+	if to == len(op.BackwardTemps) && reduceFrom == to && op.ReducedParams+op.ReducedInputs > 0 && from == op.BackwardTempsFirst {
 		return s.startReduction(i, recomputed, made)
 	}
 	return nil
