@@ -6,6 +6,11 @@
 #
 #   bash probe/measure_all.sh OUTDIR PARALLEL MODEL.yaml...
 #
+# It needs only probe/ and the descriptions (and what they name: hf/ configs,
+# profiles). The repository's measured data (testdata/measured) puts the
+# working tree past the device tool's 64 MiB: move that folder aside for the
+# measuring call and back after it.
+#
 # Writes OUTDIR/<case>.json, <case>.saved.json, <case>.trace.jsonl.gz,
 # OUTDIR/logs/<case>.log and OUTDIR/env.txt (versions, GPU, date); with
 # MEASURE_TRACE_RUN=1 also OUTDIR/runs/<case>.run.trace.jsonl.gz (--trace-run:
