@@ -5,7 +5,7 @@ TinyLlama's shape), with random batch, length, precision, optimizer,
 checkpointing and mode, so that the set is not chosen by whoever tunes the
 estimator. The draw is seeded: the same seed writes the same files.
 
-    python3 probe/random_holdout.py [--wide] SEED COUNT OUTDIR
+    python3 probe/random_holdout.py [--wide|--public] SEED COUNT OUTDIR
 
 --wide draws from every family memplan expands (BERT, RoBERTa, ViT, Qwen2,
 Qwen3, Mistral, Phi3, Gemma, the torchvision CNNs …) and from more
@@ -80,6 +80,45 @@ def llama(r):
 KINDS = [mlp, gpt2, resnet50, llama]
 
 
+def mlp10m(r):
+    """The public MLP: 1000 → 5000 → 1000, no biases, MSE."""
+    model = ('model:\n'
+             '  inputs:\n'
+             '    x: {shape: [batch, 1000], dtype: fp32}\n'
+             '    y: {shape: [batch, 1000], dtype: fp32}\n'
+             '  layers:\n'
+             '    - linear: {in: 1000, out: 5000, bias: false}\n'
+             '    - relu: {}\n'
+             '    - linear: {in: 5000, out: 1000, bias: false}\n'
+             '  loss: mse\n')
+    return 'mlp10m', model, {'batch_size': r.choice([16, 128, 256, 512, 2048])}, False
+
+
+def gpt2small(r):
+    """GPT-2 small as the public set builds it, dropout on or off."""
+    cfg = {'vocab_size': 50257, 'n_positions': 1024, 'n_embd': 768, 'n_layer': 12, 'n_head': 12}
+    name = 'gpt2'
+    if r.random() < 0.5:
+        cfg.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+        name += '-nodrop'
+    return name, f'model: {{architecture: GPT2LMHeadModel, config: {flow(cfg)}}}\n', {'batch_size': r.choice([1, 2, 4, 8, 16]), 'seq_len': r.choice([256, 512, 1024])}, True
+
+
+def resnet50full(r):
+    return 'resnet50', 'model: {architecture: torchvision.resnet50}\n', {'batch_size': r.choice([16, 32, 64, 128, 256]), 'image_size': 224}, False
+
+
+def tinyllama(r):
+    """TinyLlama-1.1B as the public set builds it."""
+    cfg = {'vocab_size': 32000, 'hidden_size': 2048, 'intermediate_size': 5632, 'num_hidden_layers': 22,
+           'num_attention_heads': 32, 'num_key_value_heads': 4, 'max_position_embeddings': 2048,
+           'rms_norm_eps': '1.0e-05', 'tie_word_embeddings': False, 'use_cache': False}
+    return 'tinyllama', f'model: {{architecture: LlamaForCausalLM, config: {flow(cfg)}}}\n', {'batch_size': r.choice([1, 2, 4, 8]), 'seq_len': r.choice([512, 1024, 2048])}, True
+
+
+PUBLIC_KINDS = [mlp10m, gpt2small, resnet50full, tinyllama]
+
+
 def decoder(arch, short, cfg):
     """A small decoder of one HF family: its depth and widths drawn."""
     def make(r):
@@ -126,9 +165,10 @@ ALLOCATOR = [('expandable', {'expandable_segments': True}), ('maxsplit64', {'max
              ('maxsplit256', {'max_split_size_mb': 256}), ('roundup4', {'roundup_power2_divisions': 4})]
 
 
-def draw(r, wide=False):
+def draw(r, wide=False, public=False):
     """One description: its name and its YAML text."""
-    base, model, training, ckptable = r.choice(WIDE_KINDS if wide else KINDS)(r)
+    kinds = WIDE_KINDS if wide else PUBLIC_KINDS if public else KINDS
+    base, model, training, ckptable = r.choice(kinds)(r)
     precision = r.choice(PRECISIONS + (['amp-fp16'] if wide else []))
     t = {}
     if r.random() < (0.25 if wide else 0.15):
@@ -163,19 +203,19 @@ def draw(r, wide=False):
 
 
 def main(argv):
-    wide = '--wide' in argv
-    argv = [a for a in argv if a != '--wide']
+    wide, public = '--wide' in argv, '--public' in argv
+    argv = [a for a in argv if a not in ('--wide', '--public')]
     seed, count, out = int(argv[0]), int(argv[1]), argv[2]
     r = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     names = set()
     while len(names) < count:
-        name, text = draw(r, wide)
+        name, text = draw(r, wide, public)
         if name in names:
             continue
         names.add(name)
         with open(os.path.join(out, name + '.yaml'), 'w') as f:
-            f.write(f'# drawn by probe/random_holdout.py{" --wide" if wide else ""} (seed {seed}); predicted before measuring\n' + text)
+            f.write(f'# drawn by probe/random_holdout.py{" --wide" if wide else " --public" if public else ""} (seed {seed}); predicted before measuring\n' + text)
     print('\n'.join(sorted(names)))
 
 
