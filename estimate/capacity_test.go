@@ -3,8 +3,6 @@ package estimate_test
 import (
 	"testing"
 
-	"github.com/memplan/memplan/spec/family"
-
 	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/estimate"
 	"github.com/memplan/memplan/spec"
@@ -67,16 +65,9 @@ func TestOnDeviceReleasesCachedBlocks(t *testing.T) {
 // repeats the one before. VGG-16 on an L4 at batch 194 fits three steps by
 // releasing its cache and runs out of memory in a later one.
 func TestLimitedRunSettlesOrFails(t *testing.T) {
-	m, err := spec.Parse("vgg16-b194.yaml", []byte("model: {architecture: torchvision.vgg16}\ntraining: {batch_size: 194, image_size: 224, precision: fp32, optimizer: sgd, momentum: 0.9}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := family.Expand(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, g := expandedSource(t, "vgg16-b194.yaml", "model: {architecture: torchvision.vgg16}\ntraining: {batch_size: 194, image_size: 224, precision: fp32, optimizer: sgd, momentum: 0.9}\n")
 	l4, _ := calibrate.Builtin("l4")
-	_, err = estimate.Run(m, g, l4, estimate.Options{Device: l4.TotalBytes})
+	_, err := estimate.Run(m, g, l4, estimate.Options{Device: l4.TotalBytes})
 	if !estimate.MayNotFit(err) {
 		t.Errorf("batch 194 on the L4: %v (want it not to fit in a later step)", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/memplan/memplan/calibrate"
 	"github.com/memplan/memplan/estimate"
 	"github.com/memplan/memplan/spec"
-	"github.com/memplan/memplan/spec/family"
 )
 
 // With parameters of two dtypes, foreach Adam's sqrt copies of one group
@@ -57,14 +56,7 @@ func TestForeachGroupsOverlap(t *testing.T) {
 func TestFusedSGDIsForeachSGD(t *testing.T) {
 	events := func(impl string) []estimate.Event {
 		src := "model: {architecture: GPT2LMHeadModel, config: {n_layer: 2}}\ntraining: {batch_size: 2, seq_len: 128, optimizer: sgd, momentum: 0.9, optimizer_impl: " + impl + "}\n"
-		m, err := spec.Parse("sgd.yaml", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := family.Expand(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, g := expandedSource(t, "sgd.yaml", src)
 		p, _ := calibrate.Builtin("h200")
 		r, err := estimate.Run(m, g, p, estimate.Options{Timeline: true})
 		if err != nil {

@@ -32,11 +32,26 @@ func expanded(t *testing.T, file string) (*spec.Model, *spec.Graph) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, expandModel(t, m)
+}
+
+// expandedSource parses and expands a description given as YAML text.
+func expandedSource(t *testing.T, name, src string) (*spec.Model, *spec.Graph) {
+	t.Helper()
+	m, err := spec.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, expandModel(t, m)
+}
+
+func expandModel(t *testing.T, m *spec.Model) *spec.Graph {
+	t.Helper()
 	g, err := family.Expand(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, g
+	return g
 }
 
 // A concurrent replay gives exactly the result of one after the other —
