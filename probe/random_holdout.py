@@ -36,31 +36,41 @@ def flow(d):
     return '{' + ', '.join(parts) + '}'
 
 
+def mlp_model(d_in, hidden, d_out, bias, act):
+    """Two linear layers around an activation, MSE against a target y."""
+    return ('model:\n'
+            '  inputs:\n'
+            f'    x: {{shape: [batch, {d_in}], dtype: fp32}}\n'
+            f'    y: {{shape: [batch, {d_out}], dtype: fp32}}\n'
+            '  layers:\n'
+            f'    - linear: {{in: {d_in}, out: {hidden}, bias: {str(bias).lower()}}}\n'
+            f'    - {act}: {{}}\n'
+            f'    - linear: {{in: {hidden}, out: {d_out}, bias: {str(bias).lower()}}}\n'
+            '  loss: mse\n')
+
+
 def mlp(r):
     d_in, hidden, d_out = r.choice([256, 512, 1000, 2048, 4096]), r.choice([1024, 4096, 5000, 8192, 16384]), r.choice([10, 256, 1000, 2048])
     bias = r.random() < 0.5
     act = r.choice(['relu', 'gelu'])
     batch = r.choice([16, 64, 256, 1024, 4096])
-    model = ('model:\n'
-             '  inputs:\n'
-             f'    x: {{shape: [batch, {d_in}], dtype: fp32}}\n'
-             f'    y: {{shape: [batch, {d_out}], dtype: fp32}}\n'
-             '  layers:\n'
-             f'    - linear: {{in: {d_in}, out: {hidden}, bias: {str(bias).lower()}}}\n'
-             f'    - {act}: {{}}\n'
-             f'    - linear: {{in: {hidden}, out: {d_out}, bias: {str(bias).lower()}}}\n'
-             '  loss: mse\n')
-    return f'mlp-{d_in}x{hidden}x{d_out}', model, {'batch_size': batch}, False
+    return f'mlp-{d_in}x{hidden}x{d_out}', mlp_model(d_in, hidden, d_out, bias, act), {'batch_size': batch}, False
+
+
+def gpt2_of(r, name, embd, layers, seqs):
+    """GPT-2 of that width and depth, its dropouts on or off (drawn)."""
+    cfg = {'vocab_size': 50257, 'n_positions': 1024, 'n_embd': embd, 'n_layer': layers, 'n_head': embd // 64}
+    if r.random() < 0.5:
+        cfg.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+        name += '-nodrop'
+    model = f'model: {{architecture: GPT2LMHeadModel, config: {flow(cfg)}}}\n'
+    return name, model, {'batch_size': r.choice([1, 2, 4, 8, 16]), 'seq_len': r.choice(seqs)}, True
 
 
 def gpt2(r):
     embd = r.choice([512, 768, 1024])
-    cfg = {'vocab_size': 50257, 'n_positions': 1024, 'n_embd': embd, 'n_layer': r.choice([4, 6, 8, 12]), 'n_head': embd // 64}
-    if r.random() < 0.5:
-        cfg.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
-    model = f'model: {{architecture: GPT2LMHeadModel, config: {flow(cfg)}}}\n'
-    name = f'gpt2-l{cfg["n_layer"]}-e{embd}' + ('-nodrop' if 'resid_pdrop' in cfg else '')
-    return name, model, {'batch_size': r.choice([1, 2, 4, 8, 16]), 'seq_len': r.choice([128, 256, 512, 1024])}, True
+    layers = r.choice([4, 6, 8, 12])
+    return gpt2_of(r, f'gpt2-l{layers}-e{embd}', embd, layers, [128, 256, 512, 1024])
 
 
 def resnet50(r):
@@ -68,13 +78,18 @@ def resnet50(r):
     return 'resnet50', model, {'batch_size': r.choice([8, 16, 32, 48, 64, 96, 128]), 'image_size': r.choice([160, 192, 224, 256])}, False
 
 
-def llama(r):
-    layers = r.choice([4, 8, 12, 22])
+def tinyllama_of(r, name, layers):
+    """A Llama of TinyLlama-1.1B's widths and the given depth."""
     cfg = {'vocab_size': 32000, 'hidden_size': 2048, 'intermediate_size': 5632, 'num_hidden_layers': layers,
            'num_attention_heads': 32, 'num_key_value_heads': 4, 'max_position_embeddings': 2048,
            'rms_norm_eps': '1.0e-05', 'tie_word_embeddings': False, 'use_cache': False}
     model = f'model: {{architecture: LlamaForCausalLM, config: {flow(cfg)}}}\n'
-    return f'tinyllama-l{layers}', model, {'batch_size': r.choice([1, 2, 4, 8]), 'seq_len': r.choice([512, 1024, 2048])}, True
+    return name, model, {'batch_size': r.choice([1, 2, 4, 8]), 'seq_len': r.choice([512, 1024, 2048])}, True
+
+
+def llama(r):
+    layers = r.choice([4, 8, 12, 22])
+    return tinyllama_of(r, f'tinyllama-l{layers}', layers)
 
 
 KINDS = [mlp, gpt2, resnet50, llama]
@@ -82,26 +97,12 @@ KINDS = [mlp, gpt2, resnet50, llama]
 
 def mlp10m(r):
     """The public MLP: 1000 → 5000 → 1000, no biases, MSE."""
-    model = ('model:\n'
-             '  inputs:\n'
-             '    x: {shape: [batch, 1000], dtype: fp32}\n'
-             '    y: {shape: [batch, 1000], dtype: fp32}\n'
-             '  layers:\n'
-             '    - linear: {in: 1000, out: 5000, bias: false}\n'
-             '    - relu: {}\n'
-             '    - linear: {in: 5000, out: 1000, bias: false}\n'
-             '  loss: mse\n')
-    return 'mlp10m', model, {'batch_size': r.choice([16, 128, 256, 512, 2048])}, False
+    return 'mlp10m', mlp_model(1000, 5000, 1000, False, 'relu'), {'batch_size': r.choice([16, 128, 256, 512, 2048])}, False
 
 
 def gpt2small(r):
     """GPT-2 small as the public set builds it, dropout on or off."""
-    cfg = {'vocab_size': 50257, 'n_positions': 1024, 'n_embd': 768, 'n_layer': 12, 'n_head': 12}
-    name = 'gpt2'
-    if r.random() < 0.5:
-        cfg.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
-        name += '-nodrop'
-    return name, f'model: {{architecture: GPT2LMHeadModel, config: {flow(cfg)}}}\n', {'batch_size': r.choice([1, 2, 4, 8, 16]), 'seq_len': r.choice([256, 512, 1024])}, True
+    return gpt2_of(r, 'gpt2', 768, 12, [256, 512, 1024])
 
 
 def resnet50full(r):
@@ -110,10 +111,7 @@ def resnet50full(r):
 
 def tinyllama(r):
     """TinyLlama-1.1B as the public set builds it."""
-    cfg = {'vocab_size': 32000, 'hidden_size': 2048, 'intermediate_size': 5632, 'num_hidden_layers': 22,
-           'num_attention_heads': 32, 'num_key_value_heads': 4, 'max_position_embeddings': 2048,
-           'rms_norm_eps': '1.0e-05', 'tie_word_embeddings': False, 'use_cache': False}
-    return 'tinyllama', f'model: {{architecture: LlamaForCausalLM, config: {flow(cfg)}}}\n', {'batch_size': r.choice([1, 2, 4, 8]), 'seq_len': r.choice([512, 1024, 2048])}, True
+    return tinyllama_of(r, 'tinyllama', 22)
 
 
 PUBLIC_KINDS = [mlp10m, gpt2small, resnet50full, tinyllama]
