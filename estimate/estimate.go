@@ -48,6 +48,10 @@ type Options struct {
 	// PeaksOnly leaves out of the result what sweeps and searches do not
 	// read: the terms, the per-layer table, the gaps and the inputs.
 	PeaksOnly bool
+
+	// everyStep (tests) walks and replays the step that would repeat
+	// the previous one from its cache rather than deriving its figures.
+	everyStep bool
 }
 
 // IsOutOfMemory reports whether err is an estimate that ran out of device memory.
@@ -231,7 +235,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	s.lv = s.prepare()
 	s.par = newParallelSim(s)
 	s.fused = loadsFusedModule(g)
-	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
+	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes(), watchSteps: !opt.everyStep}
 	if opt.Device > 0 {
 		c := max(opt.Device-s.rp.outside, 1) // a device the context fills holds nothing
 		if opt.Capacity > 0 {
@@ -347,9 +351,10 @@ func (s *sim) walk() error {
 		}
 		if it == 2 || limited && it > 2 {
 			v := s.stepVerdict(it)
-			if v.repeated {
+			if v.repeated || v.fromCache {
 				// The step left the allocator exactly as the one before
-				// did: every later step repeats it, the steady state.
+				// did, or the next would repeat it from the cache this one
+				// warmed: every later step repeats it, the steady state.
 				break
 			}
 			if it >= simulatedIterations && !v.released {

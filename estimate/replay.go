@@ -91,6 +91,11 @@ type replay struct {
 	peakOp, peakSuffix string
 	steadyStart        int
 	fingerprint        [limitedIterations + 1]uint64
+	// watchSteps has the allocator check each step from the second on
+	// for a repeat from its cache (Allocator.RepeatsFromCache);
+	// fromCacheAt is the step whose repeat it showed, 0 for none.
+	watchSteps  bool
+	fromCacheAt int
 	// replacedReserved is the highest reserve of the steps a later one
 	// replaced as the steady state.
 	replacedReserved int64
@@ -222,6 +227,10 @@ type stepVerdict struct {
 	// repeated: the step left the allocator exactly as the step before
 	// did (every later step then repeats it).
 	repeated bool
+	// fromCache: the next step would repeat this one, taking from the
+	// cache the segments this one created (replay.repeatFromCache has made
+	// this step's figures that step's); every later step repeats it.
+	fromCache bool
 	// released: the allocator has released its cached blocks to retry an
 	// allocation at its capacity, so its state can go on changing.
 	released bool
@@ -239,8 +248,9 @@ func (s *sim) stepVerdict(it int) stepVerdict {
 
 func (r *replay) verdictOf(it int) stepVerdict {
 	return stepVerdict{
-		repeated: r.err == nil && r.fingerprint[it] == r.fingerprint[it-1],
-		released: r.a.Stats().NumAllocRetries > 0,
+		repeated:  r.err == nil && r.fingerprint[it] == r.fingerprint[it-1],
+		fromCache: r.err == nil && r.fromCacheAt == it,
+		released:  r.a.Stats().NumAllocRetries > 0,
 	}
 }
 
@@ -289,6 +299,9 @@ func (r *replay) apply(q *request) {
 			r.iters = r.iters[:1]
 		}
 		r.cur = IterationRun{Iteration: r.reportedIteration()}
+		if r.watchSteps && r.iteration >= 2 {
+			r.a.WatchStep()
+		}
 	case reqBeginPhase:
 		r.beginPhase(q.phase)
 	case reqEndPhase:
@@ -296,6 +309,31 @@ func (r *replay) apply(q *request) {
 	case reqEndIteration:
 		r.iters = append(r.iters, r.cur)
 		r.fingerprint[r.iteration] = r.a.Fingerprint()
+		if it := r.iteration; r.watchSteps && it >= 2 && r.fingerprint[it] != r.fingerprint[it-1] {
+			if _, ok := r.a.RepeatsFromCache(); ok {
+				r.repeatFromCache()
+				r.fromCacheAt = it
+			}
+		}
+	}
+}
+
+// repeatFromCache turns the step just replayed into the next one, which
+// the allocator has shown takes the same blocks from a cache that already
+// holds the segments this one created: every allocated figure repeats, and
+// the reserve is the step's final one throughout. As when a third step
+// replaces the second, the replaced step's highest reserve still counts for
+// the run's peak.
+func (r *replay) repeatFromCache() {
+	reserved := r.a.Reserved()
+	steady := &r.iters[len(r.iters)-1]
+	for i := range steady.Phases {
+		ph := &steady.Phases[i]
+		r.replacedReserved = max(r.replacedReserved, ph.PeakReservedBytes)
+		ph.PeakReservedBytes, ph.EndReservedBytes = reserved, reserved
+	}
+	for i := r.steadyStart; i < len(r.events); i++ {
+		r.events[i].Reserved = reserved
 	}
 }
 

@@ -209,3 +209,43 @@ func TestTermsCountedOnce(t *testing.T) {
 		}
 	}
 }
+
+// A step whose repeat the allocator shows from its warmed cache
+// (Allocator.RepeatsFromCache) gets exactly the figures of walking and
+// replaying that repeat: every phase, every event of the timeline, the
+// errors. Every bundled description runs with the options that change the
+// allocator's path (a capacity, a limit, a device, expandable segments off
+// and on come from the descriptions).
+func TestRepeatFromCacheIsIdentical(t *testing.T) {
+	p, _ := calibrate.Builtin("h200")
+	files := exampleFiles(t)
+	if testing.Short() {
+		files = files[:8]
+	}
+	derived := 0
+	for _, f := range files {
+		m, g := expanded(t, f)
+		for _, opt := range []estimate.Options{{Timeline: true}, {Timeline: true, Capacity: 40 << 30}, {Limit: 60 << 30}, {Device: 80 << 30}} {
+			got, gotErr := estimate.Run(m, g, p, opt)
+			want, wantErr := estimate.Run(m, g, p, estimate.WalkEveryStep(opt))
+			walked, _ := estimate.StepsWalked(m, g, p, opt)
+			full, _ := estimate.StepsWalked(m, g, p, estimate.WalkEveryStep(opt))
+			if walked < full {
+				derived++
+			}
+			if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+				t.Errorf("%s %+v: errors differ: %v / %v", f, opt, gotErr, wantErr)
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %+v: the derived step's result differs", f, opt)
+			}
+		}
+	}
+	// The check must have been put to work: the 405B's third step, for
+	// one, repeats its second from the cache.
+	if derived == 0 {
+		t.Error("no run derived a step")
+	}
+	t.Logf("%d of %d runs derived their last step", derived, 4*len(files))
+}

@@ -185,8 +185,9 @@ type Allocator struct {
 	// the old copies, so that a *block kept across it shows.
 	moveBlocks bool
 
-	st                  Stats // the counters, as Stats returns them
-	inactiveSplitBlocks int64 // inactive_split.all.current (not reported)
+	watch               stepWatch // WatchStep's notes
+	st                  Stats     // the counters, as Stats returns them
+	inactiveSplitBlocks int64     // inactive_split.all.current (not reported)
 }
 
 // New returns an empty allocator. It does not check cfg; call
@@ -342,6 +343,7 @@ func (a *Allocator) Malloc(size int64, stream Stream) (BlockID, error) {
 	if rounded <= SmallSize {
 		p.pool = &a.small
 	}
+	devAllocs := a.st.NumDeviceAlloc
 	found := a.getFreeBlock(&p) ||
 		a.allocBlock(&p, false) ||
 		(a.releaseAvailableCachedBlocks(&p) && a.allocBlock(&p, false)) ||
@@ -350,6 +352,9 @@ func (a *Allocator) Malloc(size int64, stream Stream) (BlockID, error) {
 		a.st.NumOOMs++
 		return 0, &OOMError{Requested: size, AllocSize: p.allocSize, Reserved: a.st.Reserved,
 			Allocated: a.st.Allocated, Capacity: a.cfg.Capacity, Stream: stream}
+	}
+	if a.watch.on {
+		a.watch.note(&p, a.st.NumDeviceAlloc != devAllocs)
 	}
 	b := a.allocFoundBlock(&p, size, a.shouldSplit(p.block, rounded))
 	return a.register(b.self), nil
