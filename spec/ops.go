@@ -161,7 +161,7 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transpose
 	// [8192, 2304] → 139198464 B in GPT-2's backward).
 	op.ReducedParams, op.ReducedInputs = reducedBias(bias, in, params)
 	if bias != NoTensor && (len(op.GradInputs) > 0 || len(op.Params) > 0) {
-		for _, ts := range stagingTemps(rows(out), out[len(out)-1]) {
+		for _, ts := range sumTemps(rows(out), out[len(out)-1], b.DType(x)) {
 			op.BackwardTemps = append(op.BackwardTemps, b.ofLastOp(b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)))
 			op.ReduceTemps++
 		}

@@ -498,9 +498,9 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 		// a [N, HW, C] view (measured on ViT's patch embedding:
 		// SumStaging(N·Ho·Wo, Cout)), over the fastest dimension from an
 		// NCHW gradient (SumStagingInner).
-		red := stagingSpecs(SumStagingInner(xs[0]*h*wd, ws[0]))
+		red := sumInnerTemps(xs[0], ws[0]*h*wd, ws[0], dt)
 		if o.GradOutputCopy {
-			red = stagingTemps(xs[0]*h*wd, ws[0])
+			red = sumTemps(xs[0]*h*wd, ws[0], dt)
 		}
 		s.BackwardTemps = append(s.BackwardTemps, red...)
 		s.ReduceTemps, s.ReduceAfterTemps = len(red), true
@@ -616,6 +616,23 @@ func (b *Builder) AddPromoting(name string, x, y TensorID) TensorID {
 		return b.Emit(OpSpec{Kind: "promote", Name: n, Inputs: []TensorID{t}, Outputs: []TensorSpec{TS("out", out, b.Shape(t)...)}, AliasOut: []int{0}})[0]
 	}
 	return b.Add(name, lift(x, name+".promote_x"), lift(y, name+".promote_y"))
+}
+
+// sumInnerTemps are the buffers of an NCHW gradient's sum over N, H and W
+// into its C channels, n samples of perSample elements of dtype dt:
+// SumStagingInner's, after the accumulation buffer of a sum too large for
+// 32-bit indexing (SumAccumulation), whose sub-sums split the samples in
+// halves (see sumTemps).
+func sumInnerTemps(n, perSample, channels int64, dt DType) []TensorSpec {
+	acc := SumAccumulation(n*perSample, dt, channels)
+	if acc == 0 {
+		return stagingSpecs(SumStagingInner(n*perSample/channels, channels))
+	}
+	sub := n
+	for sub > 1 && !indexes32(sub*perSample, dt) {
+		sub = ceilDiv(sub, 2)
+	}
+	return append([]TensorSpec{TS("reduce_accumulation", UInt8, acc)}, stagingSpecs(SumStagingInner(sub*perSample/channels, channels))...)
 }
 
 // BiasGradReduceTemps are the buffers of the bias gradient's reduction,

@@ -86,7 +86,14 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 				if s.small && !b.allocated {
 					n = min(left, SmallSize)
 				}
-				id, err := r.a.Malloc(n, 0)
+				malloc := r.a.Malloc
+				if !s.small && n <= SmallSize {
+					// A free stretch of a large segment that small (with
+					// expandable segments, a large block splits down to
+					// 512 B): Malloc would serve it from the small pool.
+					malloc = r.a.mallocLarge
+				}
+				id, err := malloc(n, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -105,6 +112,16 @@ func newAddressReplay(t *testing.T, rt runTrace) *addressReplay {
 	}
 	r.a.configure(cfg)
 	return r
+}
+
+// mallocLarge is Malloc served from the large pool whatever the size.
+func (a *Allocator) mallocLarge(size int64, stream Stream) (BlockID, error) {
+	p := params{size: size, stream: stream, pool: &a.large, allocSize: AllocationSize(size)}
+	if !a.getFreeBlock(&p) && !a.allocBlock(&p, false) {
+		return 0, fmt.Errorf("no room for %d bytes in the large pool", size)
+	}
+	b := a.allocFoundBlock(&p, size, a.shouldSplit(p.block, size))
+	return a.register(b.self), nil
 }
 
 // place names a live block by its segment's creation index and offset.
