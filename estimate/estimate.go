@@ -235,7 +235,13 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	s.lv = s.prepare()
 	s.par = newParallelSim(s)
 	s.fused = loadsFusedModule(g)
-	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes(), watchSteps: !opt.everyStep}
+	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
+	if !opt.everyStep {
+		s.rp.watchUntil = simulatedIterations
+		if opt.Device > 0 || opt.Capacity > 0 {
+			s.rp.watchUntil = limitedIterations
+		}
+	}
 	if opt.Device > 0 {
 		c := max(opt.Device-s.rp.outside, 1) // a device the context fills holds nothing
 		if opt.Capacity > 0 {

@@ -91,10 +91,11 @@ type replay struct {
 	peakOp, peakSuffix string
 	steadyStart        int
 	fingerprint        [limitedIterations + 1]uint64
-	// watchSteps has the allocator check each step from the second on
-	// for a repeat from its cache (Allocator.RepeatsFromCache);
+	// watchUntil: the allocator checks each step from the second up to
+	// (not including) this one, the last the timeline may walk, for a
+	// repeat from its cache (Allocator.RepeatsFromCache); 0 for none.
 	// fromCacheAt is the step whose repeat it showed, 0 for none.
-	watchSteps  bool
+	watchUntil  int
 	fromCacheAt int
 	// replacedReserved is the highest reserve of the steps a later one
 	// replaced as the steady state.
@@ -299,7 +300,7 @@ func (r *replay) apply(q *request) {
 			r.iters = r.iters[:1]
 		}
 		r.cur = IterationRun{Iteration: r.reportedIteration()}
-		if r.watchSteps && r.iteration >= 2 {
+		if r.iteration >= 2 && r.iteration < r.watchUntil {
 			r.a.WatchStep()
 		}
 	case reqBeginPhase:
@@ -309,7 +310,7 @@ func (r *replay) apply(q *request) {
 	case reqEndIteration:
 		r.iters = append(r.iters, r.cur)
 		r.fingerprint[r.iteration] = r.a.Fingerprint()
-		if it := r.iteration; r.watchSteps && it >= 2 && r.fingerprint[it] != r.fingerprint[it-1] {
+		if it := r.iteration; it >= 2 && it < r.watchUntil && r.fingerprint[it] != r.fingerprint[it-1] {
 			if _, ok := r.a.RepeatsFromCache(); ok {
 				r.repeatFromCache()
 				r.fromCacheAt = it

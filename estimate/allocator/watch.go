@@ -27,8 +27,12 @@ type stepWatch struct {
 	// watch began.
 	blocks           uint64
 	devFree, retries int64
-	choices          []choice
-	created          []int // indices in choices of requests that created a segment
+	// mallocs counts the allocator's requests; at the watch's start, the
+	// count before it sizes the notes (a step makes about as many as the
+	// one before).
+	mallocs, since int64
+	choices        []choice
+	created        []int // indices in choices of requests that created a segment
 }
 
 // choice is one request's best fit while a step is watched.
@@ -36,7 +40,7 @@ type choice struct {
 	size   int64 // the rounded request: best fit's key
 	chosen int64 // the size of the block taken (a new segment's), before any split
 	addr   int64 // its address
-	stream Stream
+	stream int32
 	small  bool
 }
 
@@ -46,6 +50,10 @@ func (a *Allocator) WatchStep() {
 	w.on = true
 	w.blocks = a.blockSum(nil)
 	w.devFree, w.retries = a.st.NumDeviceFree, a.st.NumAllocRetries
+	if n := int(w.mallocs - w.since); cap(w.choices) < n {
+		w.choices = make([]choice, 0, n+n/8)
+	}
+	w.since = w.mallocs
 	w.choices, w.created = w.choices[:0], w.created[:0]
 }
 
@@ -54,7 +62,7 @@ func (w *stepWatch) note(p *params, created bool) {
 	if created {
 		w.created = append(w.created, len(w.choices))
 	}
-	w.choices = append(w.choices, choice{size: p.size, chosen: p.block.size, addr: p.block.addr, stream: p.stream, small: p.pool.small})
+	w.choices = append(w.choices, choice{size: p.size, chosen: p.block.size, addr: p.block.addr, stream: int32(p.stream), small: p.pool.small})
 }
 
 // RepeatsFromCache ends the watch begun by WatchStep and reports whether
@@ -84,7 +92,7 @@ func (a *Allocator) RepeatsFromCache() (extra int64, ok bool) {
 		}
 		for _, i := range w.created {
 			if c := &w.choices[i]; c.addr == b.addr {
-				if c.chosen == b.size && c.stream == b.stream && c.small == b.small {
+				if c.chosen == b.size && Stream(c.stream) == b.stream && c.small == b.small {
 					whole++
 					return true
 				}
