@@ -161,7 +161,9 @@ func (b *Builder) gemm(name string, x, w, bias TensorID, outDim int64, transpose
 	// [8192, 2304] → 139198464 B in GPT-2's backward).
 	op.ReducedParams, op.ReducedInputs = reducedBias(bias, in, params)
 	if bias != NoTensor && (len(op.GradInputs) > 0 || len(op.Params) > 0) {
-		for _, ts := range sumTemps(rows(out), out[len(out)-1], b.DType(x)) {
+		temps, freedBy := sumTemps(rows(out), out[len(out)-1], b.DType(x))
+		op.BackwardTempsFreedBy = withFreedBy(op.BackwardTempsFreedBy, len(op.BackwardTemps), freedBy)
+		for _, ts := range temps {
 			op.BackwardTemps = append(op.BackwardTemps, b.ofLastOp(b.newTensor(op.Name+"."+ts.Name, ts.Shape, ts.DType, RoleTemporary)))
 			op.ReduceTemps++
 		}

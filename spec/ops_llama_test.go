@@ -1,6 +1,9 @@
 package spec
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestFSDPCopyMetadata holds the launch metadata of FSDP2's copy-out
 // (split_with_sizes_copy) and copy-in (_chunk_cat) to the sizes measured
@@ -22,5 +25,42 @@ func TestFSDPCopyMetadata(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: %d B, measured %d B", c.name, c.got, c.want)
 		}
+	}
+}
+
+// A 16-bit sum past 32-bit indexing is split into sub-sums by halving its
+// outer dimension, the first half (rounded down) first; each makes and frees
+// its staging pair in turn, after the accumulation buffer (measured: BERT's
+// fp16 LM-head bias over 80 × 512 tokens, two sub-sums of 78,136,320 +
+// 2,048 B).
+func TestSumTempsSplit(t *testing.T) {
+	if got := subSums(40960, 30522, BF16); !slices.Equal(got, []int64{20480, 20480}) {
+		t.Errorf("subSums(40960, 30522) = %v, want two of 20480", got)
+	}
+	if got := subSums(7, 1<<28, FP16); !slices.Equal(got, []int64{3, 4}) { // 4 · 2^28 halves end at byte 2^31 - 2
+		t.Errorf("subSums(7, 2^28) = %v, want [3 4]", got)
+	}
+	if got := subSums(17, 1<<28, FP16); !slices.Equal(got, []int64{4, 4, 4, 2, 3}) {
+		t.Errorf("subSums(17, 2^28) = %v, want [4 4 4 2 3]", got)
+	}
+	if got := subSums(3, 3<<27, FP16); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("subSums(3, 3·2^27) = %v, want [1 2]", got)
+	}
+	temps, freedBy := sumTemps(40960, 30522, BF16)
+	var sizes []int64
+	for _, ts := range temps {
+		sizes = append(sizes, ts.Shape[0])
+	}
+	if want := []int64{122088, 78136320, 1908, 78136320, 1908}; !slices.Equal(sizes, want) {
+		t.Errorf("sumTemps sizes %v, want %v", sizes, want)
+	}
+	if want := []int{0, 2, 2, 4, 4}; !slices.Equal(freedBy, want) {
+		t.Errorf("sumTemps frees %v, want %v", freedBy, want)
+	}
+	if _, freedBy := sumTemps(20480, 30522, BF16); freedBy != nil {
+		t.Errorf("a sum that fits 32-bit indexing frees early: %v", freedBy)
+	}
+	if got := withFreedBy([]int{0, 3}, 4, []int{0, 2, 2}); !slices.Equal(got, []int{0, 3, 0, 0, 0, 6, 6}) {
+		t.Errorf("withFreedBy = %v", got)
 	}
 }

@@ -498,10 +498,11 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 		// a [N, HW, C] view (measured on ViT's patch embedding:
 		// SumStaging(N·Ho·Wo, Cout)), over the fastest dimension from an
 		// NCHW gradient (SumStagingInner).
-		red := sumInnerTemps(xs[0], ws[0]*h*wd, ws[0], dt)
+		red, freedBy := sumInnerTemps(xs[0], ws[0]*h*wd, ws[0], dt)
 		if o.GradOutputCopy {
-			red = sumTemps(xs[0]*h*wd, ws[0], dt)
+			red, freedBy = sumTemps(xs[0]*h*wd, ws[0], dt)
 		}
+		s.BackwardTempsFreedBy = withFreedBy(s.BackwardTempsFreedBy, len(s.BackwardTemps), freedBy)
 		s.BackwardTemps = append(s.BackwardTemps, red...)
 		s.ReduceTemps, s.ReduceAfterTemps = len(red), true
 		s.ReducedParams, s.ReducedInputs = reducedBias(bias, in, params)
@@ -619,20 +620,20 @@ func (b *Builder) AddPromoting(name string, x, y TensorID) TensorID {
 }
 
 // sumInnerTemps are the buffers of an NCHW gradient's sum over N, H and W
-// into its C channels, n samples of perSample elements of dtype dt:
-// SumStagingInner's, after the accumulation buffer of a sum too large for
-// 32-bit indexing (SumAccumulation), whose sub-sums split the samples in
-// halves (see sumTemps).
-func sumInnerTemps(n, perSample, channels int64, dt DType) []TensorSpec {
+// into its C channels, n samples of perSample elements of dtype dt, and
+// what frees each early (see sumTemps): SumStagingInner's, or for a sum too
+// large for 32-bit indexing the accumulation buffer and each sub-sum's
+// staging pair, the sub-sums splitting the samples (measured: VGG-16's
+// first convolution at batch 384 under amp-bf16, two sub-sums of 192
+// samples, 18,944 + 512 B each).
+func sumInnerTemps(n, perSample, channels int64, dt DType) ([]TensorSpec, []int) {
 	acc := SumAccumulation(n*perSample, dt, channels)
 	if acc == 0 {
-		return stagingSpecs(SumStagingInner(n*perSample/channels, channels))
+		return stagingSpecs(SumStagingInner(n*perSample/channels, channels)), nil
 	}
-	sub := n
-	for sub > 1 && !indexes32(sub*perSample, dt) {
-		sub = ceilDiv(sub, 2)
-	}
-	return append([]TensorSpec{TS("reduce_accumulation", UInt8, acc)}, stagingSpecs(SumStagingInner(sub*perSample/channels, channels))...)
+	return subSumTemps(acc, subSums(n, perSample, dt), func(m int64) []TensorSpec {
+		return stagingSpecs(SumStagingInner(m*perSample/channels, channels))
+	})
 }
 
 // BiasGradReduceTemps are the buffers of the bias gradient's reduction,
