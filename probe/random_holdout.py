@@ -200,6 +200,21 @@ def draw(r, wide=False, public=False):
     return name, text
 
 
+def warn_if_taken(name, text, out):
+    """Warn when another set under examples/ already has a case of this
+    name that says something else: its measured files (named by the case)
+    would be overwritten by this one's. Rename one of them before measuring."""
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'examples')
+    for d in sorted(os.listdir(examples)):
+        path = os.path.join(examples, d, name + '.yaml')
+        if os.path.abspath(os.path.join(examples, d)) == os.path.abspath(out) or not os.path.exists(path):
+            continue
+        with open(path) as f:
+            other = ''.join(l for l in f if not l.startswith('#'))
+        if other.split() != text.split():
+            print(f'warning: examples/{d}/{name}.yaml says something else under the same name; rename one before measuring', file=sys.stderr)
+
+
 def main(argv):
     wide, public = '--wide' in argv, '--public' in argv
     argv = [a for a in argv if a not in ('--wide', '--public')]
@@ -212,6 +227,7 @@ def main(argv):
         if name in names:
             continue
         names.add(name)
+        warn_if_taken(name, text, out)
         with open(os.path.join(out, name + '.yaml'), 'w') as f:
             f.write(f'# drawn by probe/random_holdout.py{" --wide" if wide else " --public" if public else ""} (seed {seed}); predicted before measuring\n' + text)
     print('\n'.join(sorted(names)))
