@@ -55,7 +55,15 @@ var knownMisses = map[string]map[string]string{
 		"steady peak reserved": mistralSmallSegmentMiss,
 		"nvidia-smi (process)": mistralSmallSegmentMiss,
 	},
+	"phi3-small-l4-amp-fp16-eager-adamw-ckpt-b1-s2048": {
+		"steady peak reserved": phi3EagerCkptTieMiss,
+		"nvidia-smi (process)": phi3EagerCkptTieMiss,
+	},
 }
+
+// phi3EagerCkptTieMiss is why eager Phi3 with checkpointing at 1 × 2048
+// under amp-fp16 (holdout53) reserves otherwise than the run.
+const phi3EagerCkptTieMiss = "placement, not requests: every request of every step is the run's in both pools, and at PyTorch's segment addresses the allocator model puts every block where PyTorch did (TestReplayRunTraces); with the model's addresses a 6 MiB request in the first forward takes the free block of another of two segments than the run's (the driver put the segment the model places lower above it, TestAddressModelDivergence), and the blocks lie otherwise from there: +12.1% reserved in the first backward, −6.4% in the steady step (notes/addresses.md)"
 
 // mistralSmallSegmentMiss is why a Mistral with SGD at 1 × 1024 (holdout51)
 // reserves less than the run in its steady step.
