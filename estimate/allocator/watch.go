@@ -18,7 +18,9 @@ import "math"
 // and the step leaves the allocator as it found it: the steady state.
 //
 // WatchStep and RepeatsFromCache check this on a run of the step instead
-// of replaying it again (a third of a 405B training estimate's events).
+// of replaying it again (a third of a three-step estimate's events). Ties
+// are not followed: a created segment that would tie with what an earlier
+// request took, at a lower address, answers no (the 405B's case).
 
 // stepWatch is what Malloc notes while a step is watched.
 type stepWatch struct {
@@ -40,7 +42,7 @@ type choice struct {
 	size   int64 // the rounded request: best fit's key
 	chosen int64 // the size of the block taken (a new segment's), before any split
 	addr   int64 // its address
-	stream int32
+	stream int32 // streams are small numbers
 	small  bool
 }
 
