@@ -186,16 +186,16 @@ func stagingTemps(rows, cols int64) []TensorSpec {
 // dtype dt over its rows (the gradient's dtype is the sum's), and aligned
 // with them what frees each early (BackwardTempsFreedBy, counted from the
 // first of them; 0 keeps it to the op's end): stagingTemps', or for a sum
-// too large for 32-bit indexing its accumulation buffer (SumAccumulation)
-// and then each sub-sum's staging buffer and semaphores, made and freed in
-// turn (measured: BERT's fp16 LM-head bias over 80 × 512 tokens, two
-// sub-sums of 78,136,320 + 2,048 B).
+// too large for 32-bit indexing, whatever its dtype, the sub-sums'
+// (subSums) — a 16-bit sum's accumulation buffer first (SumAccumulation),
+// then each sub-sum's staging buffer and semaphores, made and freed in turn
+// (measured: BERT's fp16 LM-head bias over 80 × 512 tokens, two sub-sums
+// of 78,136,320 + 2,048 B).
 func sumTemps(rows, cols int64, dt DType) ([]TensorSpec, []int) {
-	acc := SumAccumulation(rows*cols, dt, cols)
-	if acc == 0 {
+	if indexes32(rows*cols, dt) {
 		return stagingTemps(rows, cols), nil
 	}
-	return subSumTemps(acc, subSums(rows, cols, dt), func(n int64) []TensorSpec { return stagingTemps(n, cols) })
+	return subSumTemps(SumAccumulation(rows*cols, dt, cols), subSums(rows, cols, dt), func(n int64) []TensorSpec { return stagingTemps(n, cols) })
 }
 
 // subSums lists the outer extents of the sub-sums TensorIterator's
@@ -210,14 +210,17 @@ func subSums(extent, inner int64, dt DType) []int64 {
 	return append(subSums(half, inner, dt), subSums(extent-half, inner, dt)...)
 }
 
-// subSumTemps lays out a split sum's buffers: the accumulation buffer,
-// then for each sub-sum its staging pair, the semaphores freed as soon as
-// made and the staging buffer with them (the kernel's scratch goes before
-// the next sub-sum's: PyTorch frees the semaphores first). The second list
-// is BackwardTempsFreedBy counted from the first buffer.
+// subSumTemps lays out a split sum's buffers: the accumulation buffer (if
+// acc > 0), then for each sub-sum its staging pair, the semaphores freed as
+// soon as made and the staging buffer with them (the kernel's scratch goes
+// before the next sub-sum's: PyTorch frees the semaphores first). The
+// second list is BackwardTempsFreedBy counted from the first buffer.
 func subSumTemps(acc int64, parts []int64, staging func(n int64) []TensorSpec) ([]TensorSpec, []int) {
-	temps := []TensorSpec{TS("reduce_accumulation", UInt8, acc)}
-	freedBy := []int{0}
+	var temps []TensorSpec
+	var freedBy []int
+	if acc > 0 {
+		temps, freedBy = []TensorSpec{TS("reduce_accumulation", UInt8, acc)}, []int{0}
+	}
 	for _, n := range parts {
 		pair := staging(n)
 		if len(pair) != 2 {
@@ -226,6 +229,9 @@ func subSumTemps(acc int64, parts []int64, staging func(n int64) []TensorSpec) (
 		sem := len(temps) + 1
 		temps = append(temps, pair...)
 		freedBy = append(freedBy, sem, sem)
+	}
+	if len(temps) == 0 {
+		return nil, nil
 	}
 	return temps, freedBy
 }
@@ -430,10 +436,10 @@ func (b *Builder) GemmaRMSNorm(name string, x, w TensorID) TensorID {
 		// _norm returns.
 		b.HoldUntilLastOp(h)
 		ws := b.Shape(w)
-		staging, _ := sumTemps(rows(shape), shape[len(shape)-1], FP32) // fp32: no split sum's buffers
+		staging, freedBy := sumTemps(rows(shape), shape[len(shape)-1], FP32)
 		temps := append([]TensorSpec{TS("grad_times_input", FP32, shape...)}, staging...)
 		mul := OpSpec{Kind: "mul", Name: "mul_weight", Outputs: []TensorSpec{TS("out", FP32, shape...)},
-			BackwardTemps: temps, BackwardTempsFirst: 1, ReduceTemps: len(staging)}
+			BackwardTemps: temps, BackwardTempsFreedBy: withFreedBy(nil, 1, freedBy), BackwardTempsFirst: 1, ReduceTemps: len(staging)}
 		if b.DType(w) == FP32 {
 			// 1 + w's gradient passes through the add to AccumulateGrad,
 			// which keeps the reduction's [D] sum as .grad: the weight's

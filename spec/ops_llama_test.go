@@ -64,3 +64,26 @@ func TestSumTempsSplit(t *testing.T) {
 		t.Errorf("withFreedBy = %v", got)
 	}
 }
+
+// An fp32 sum past 32-bit indexing is split too (with_32bit_indexing does
+// not look at the dtype), but accumulates in its output: no buffer before
+// its sub-sums' staging pairs.
+func TestSumTempsSplitFP32(t *testing.T) {
+	temps, freedBy := sumTemps(40960, 30522, FP32) // 5.0 GB: four sub-sums of 10240 rows
+	if got := subSums(40960, 30522, FP32); !slices.Equal(got, []int64{10240, 10240, 10240, 10240}) {
+		t.Fatalf("subSums = %v", got)
+	}
+	var names []string
+	for _, ts := range temps {
+		names = append(names, ts.Name)
+	}
+	if len(temps) != 8 || names[0] != "reduce_staging" || names[1] != "reduce_semaphores" {
+		t.Fatalf("sumTemps = %v", names)
+	}
+	if want := []int{1, 1, 3, 3, 5, 5, 7, 7}; !slices.Equal(freedBy, want) {
+		t.Errorf("sumTemps frees %v, want %v", freedBy, want)
+	}
+	if st, _ := SumStaging(10240, 30522); temps[0].Shape[0] != st {
+		t.Errorf("a sub-sum's staging %d B, want SumStaging(10240, 30522) = %d", temps[0].Shape[0], st)
+	}
+}

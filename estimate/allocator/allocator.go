@@ -381,6 +381,9 @@ func (a *Allocator) Free(id BlockID) error {
 		return fmt.Errorf("freeing block %d: %w", id, &BlockError{ID: id, DoubleFree: true})
 	}
 	a.live[id] = 0
+	if a.watch.on && id < a.watch.firstID {
+		a.watch.broken = true
+	}
 	if i == zeroBlock {
 		return nil
 	}
@@ -420,7 +423,10 @@ func (a *Allocator) Requested(id BlockID) int64 {
 // EmptyCache releases every cached segment that holds no live block, and
 // with expandable segments unmaps every page that holds none. It frees no
 // live block and moves nothing.
-func (a *Allocator) EmptyCache() { a.releaseCachedBlocks() }
+func (a *Allocator) EmptyCache() {
+	a.watch.broken = a.watch.broken || a.watch.on
+	a.releaseCachedBlocks()
+}
 
 // ResetPeakStats sets every peak to its current value.
 func (a *Allocator) ResetPeakStats() {

@@ -35,6 +35,11 @@ type stepWatch struct {
 	mallocs, since int64
 	choices        []choice
 	created        []int // indices in choices of requests that created a segment
+	// firstID is the first block id handed out while watched; broken is set
+	// when the step freed a block made before it (which block then holds
+	// which allocation is not in the comparison) or emptied the cache.
+	firstID BlockID
+	broken  bool
 }
 
 // choice is one request's best fit while a step is watched.
@@ -57,6 +62,7 @@ func (a *Allocator) WatchStep() {
 	}
 	w.since = w.mallocs
 	w.choices, w.created = w.choices[:0], w.created[:0]
+	w.firstID, w.broken = BlockID(len(a.live)), false
 }
 
 // note records a request's best fit; created says it made a new segment.
@@ -73,7 +79,9 @@ func (w *stepWatch) note(p *params, created bool) {
 // plus the segments created since, each a free whole block now — and the
 // bytes of those segments. It answers false when the state differs in any
 // other way, when no segment was created (compare fingerprints instead),
-// when a segment was released or a request retried, and with expandable
+// when a segment was released, a request retried or the cache emptied,
+// when the step freed a block made before it (the comparison of states
+// does not say which block holds which allocation), and with expandable
 // segments or a MaxSplitSize (their choices follow other rules).
 func (a *Allocator) RepeatsFromCache() (extra int64, ok bool) {
 	w := &a.watch
@@ -81,7 +89,7 @@ func (a *Allocator) RepeatsFromCache() (extra int64, ok bool) {
 		return 0, false
 	}
 	w.on = false
-	if len(w.created) == 0 || a.cfg.ExpandableSegments || a.maxSplit != math.MaxInt64 ||
+	if len(w.created) == 0 || w.broken || a.cfg.ExpandableSegments || a.maxSplit != math.MaxInt64 ||
 		a.st.NumDeviceFree != w.devFree || a.st.NumAllocRetries != w.retries {
 		return 0, false
 	}

@@ -151,3 +151,36 @@ func TestRepeatsFromCacheNeedsCreatedSegments(t *testing.T) {
 		t.Error("a repeat from a step that created no segment")
 	}
 }
+
+// A step that frees a block made before it, or empties the cache, is not
+// vouched for even when its state and choices pass: the comparison of
+// states does not say which block holds which allocation, and an emptied
+// cache would release the created segments on the next run.
+func TestRepeatsFromCacheRefusesCarriedFreesAndEmptyCache(t *testing.T) {
+	step := func(a *Allocator, carried BlockID, empty bool) bool {
+		a.WatchStep()
+		big, _ := a.Malloc(30*MiB, 0) // a new segment, free and whole at the end
+		if carried != 0 {
+			// The same block set as before: another 4 MiB takes its place.
+			a.Free(carried)
+			a.Malloc(4*MiB, 0)
+		}
+		if empty {
+			a.EmptyCache()
+		}
+		a.Free(big)
+		_, ok := a.RepeatsFromCache()
+		return ok
+	}
+	if a := New(Config{}); !step(a, 0, false) {
+		t.Fatal("a plain step that created one segment is not vouched for")
+	}
+	a := New(Config{})
+	old, _ := a.Malloc(4*MiB, 0)
+	if step(a, old, false) {
+		t.Error("a step that freed a block made before it is vouched for")
+	}
+	if step(New(Config{}), 0, true) {
+		t.Error("a step that emptied the cache is vouched for")
+	}
+}
