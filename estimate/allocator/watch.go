@@ -1,6 +1,10 @@
 package allocator
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // A step that runs again from a warmer cache.
 //
@@ -95,19 +99,20 @@ func (a *Allocator) RepeatsFromCache() (extra int64, ok bool) {
 	}
 	// Every created segment must be one free block now, and the other
 	// blocks those the watch began with.
+	byAddr := slices.Clone(w.created)
+	slices.SortFunc(byAddr, func(i, j int) int { return cmp.Compare(w.choices[i].addr, w.choices[j].addr) })
 	whole := 0
 	rest := a.blockSum(func(b *block) bool {
 		if b.allocated || b.prev != 0 || b.next != 0 || b.seg != 0 {
 			return false
 		}
-		for _, i := range w.created {
-			if c := &w.choices[i]; c.addr == b.addr {
-				if c.chosen == b.size && Stream(c.stream) == b.stream && c.small == b.small {
-					whole++
-					return true
-				}
-				return false
-			}
+		k, found := slices.BinarySearchFunc(byAddr, b.addr, func(i int, addr int64) int { return cmp.Compare(w.choices[i].addr, addr) })
+		if !found {
+			return false
+		}
+		if c := &w.choices[byAddr[k]]; c.chosen == b.size && Stream(c.stream) == b.stream && c.small == b.small {
+			whole++
+			return true
 		}
 		return false
 	})
@@ -117,15 +122,30 @@ func (a *Allocator) RepeatsFromCache() (extra int64, ok bool) {
 	// No created segment, had it been cached, beats what a request made
 	// before its creation took (best fit: the smallest block at least the
 	// request, then the lowest address, in the request's pool and stream).
-	for _, ci := range w.created {
-		c := &w.choices[ci]
-		extra += c.chosen
-		for i := range ci {
-			x := &w.choices[i]
-			if x.small == c.small && x.stream == c.stream && x.size <= c.chosen &&
-				(c.chosen < x.chosen || c.chosen == x.chosen && c.addr < x.addr) {
-				return 0, false
-			}
+	// Walking the requests backwards, the segments created after each are
+	// kept by pool and stream in (size, address) order: the first of at
+	// least the request's size is the one best fit would have taken.
+	later := map[[2]int32][]*choice{}
+	next := len(w.created) - 1
+	for i := len(w.choices) - 1; i >= 0; i-- {
+		x := &w.choices[i]
+		g := [2]int32{x.stream, int32(flag(x.small))}
+		set := later[g]
+		k, _ := slices.BinarySearchFunc(set, x.size, func(c *choice, size int64) int { return cmp.Compare(c.chosen, size) })
+		if k < len(set) && (set[k].chosen < x.chosen || set[k].chosen == x.chosen && set[k].addr < x.addr) {
+			return 0, false
+		}
+		if next >= 0 && w.created[next] == i {
+			// From the request before it on, this segment was created later.
+			next--
+			extra += x.chosen
+			k, _ := slices.BinarySearchFunc(set, x, func(c, y *choice) int {
+				if c.chosen != y.chosen {
+					return cmp.Compare(c.chosen, y.chosen)
+				}
+				return cmp.Compare(c.addr, y.addr)
+			})
+			later[g] = slices.Insert(set, k, x)
 		}
 	}
 	return extra, true
