@@ -353,7 +353,6 @@ func (a *Allocator) Malloc(size int64, stream Stream) (BlockID, error) {
 		return 0, &OOMError{Requested: size, AllocSize: p.allocSize, Reserved: a.st.Reserved,
 			Allocated: a.st.Allocated, Capacity: a.cfg.Capacity, Stream: stream}
 	}
-	a.watch.mallocs++
 	if a.watch.on {
 		a.watch.note(&p, a.st.NumDeviceAlloc != devAllocs)
 	}

@@ -33,15 +33,14 @@ type stepWatch struct {
 	// watch began.
 	blocks           uint64
 	devFree, retries int64
-	// mallocs counts the allocator's requests; at the watch's start, the
-	// count before it sizes the notes (a step makes about as many as the
-	// one before).
-	mallocs, since int64
-	choices        []choice
-	created        []int // indices in choices of requests that created a segment
-	// firstID is the first block id handed out while watched; broken is set
-	// when the step freed a block made before it (which block then holds
-	// which allocation is not in the comparison) or emptied the cache.
+	choices          []choice
+	created          []int // indices in choices of requests that created a segment
+	// firstID is the first block id handed out while watched (every
+	// request takes the next id, so the ids handed out since the watch
+	// before size the notes: a step makes about as many as the one before);
+	// broken is set when the step freed a block made before it (which block
+	// then holds which allocation is not in the comparison) or emptied the
+	// cache.
 	firstID BlockID
 	broken  bool
 }
@@ -61,10 +60,9 @@ func (a *Allocator) WatchStep() {
 	w.on = true
 	w.blocks = a.blockSum(nil)
 	w.devFree, w.retries = a.st.NumDeviceFree, a.st.NumAllocRetries
-	if n := int(w.mallocs - w.since); cap(w.choices) < n {
+	if n := len(a.live) - int(w.firstID); cap(w.choices) < n {
 		w.choices = make([]choice, 0, n+n/8)
 	}
-	w.since = w.mallocs
 	w.choices, w.created = w.choices[:0], w.created[:0]
 	w.firstID, w.broken = BlockID(len(a.live)), false
 }
