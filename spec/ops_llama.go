@@ -184,44 +184,33 @@ func stagingTemps(rows, cols int64) []TensorSpec {
 
 // sumTemps are the buffers of a sum of a contiguous [rows, cols] tensor of
 // dtype dt over its rows (the gradient's dtype is the sum's), and aligned
-// with them what frees each early (BackwardTempsFreedBy, counted from the
-// first of them; 0 keeps it to the op's end): stagingTemps', or for a sum
-// too large for 32-bit indexing, whatever its dtype, the sub-sums'
-// (subSums) — a 16-bit sum's accumulation buffer first (SumAccumulation),
-// then each sub-sum's staging buffer and semaphores, made and freed in turn
-// (measured: BERT's fp16 LM-head bias over 80 × 512 tokens, two sub-sums
-// of 78,136,320 + 2,048 B).
+// with them what frees each early (see splitSumTemps): stagingTemps' of the
+// whole sum or of each sub-sum (measured: BERT's fp16 LM-head bias over
+// 80 × 512 tokens, two sub-sums of 78,136,320 + 2,048 B).
 func sumTemps(rows, cols int64, dt DType) ([]TensorSpec, []int) {
-	if indexes32(rows*cols, dt) {
-		return stagingTemps(rows, cols), nil
-	}
-	return subSumTemps(SumAccumulation(rows*cols, dt, cols), subSums(rows, cols, dt), func(n int64) []TensorSpec { return stagingTemps(n, cols) })
+	return splitSumTemps(rows, cols, cols, dt, func(n int64) []TensorSpec { return stagingTemps(n, cols) })
 }
 
-// subSums lists the outer extents of the sub-sums TensorIterator's
-// with_32bit_indexing splits a sum of extent × inner elements of dtype dt
-// into, in the order they run: it halves the outer dimension (the first
-// half, rounded down, first) until each part can use 32-bit indexing.
-func subSums(extent, inner int64, dt DType) []int64 {
-	if extent <= 1 || indexes32(extent*inner, dt) {
-		return []int64{extent}
+// splitSumTemps lays out the buffers of a sum of outer × inner elements of
+// dtype dt into outputs outputs whose staging pair for an outer extent n is
+// staging(n), and aligned with them what frees each early
+// (BackwardTempsFreedBy, counted from the first of them; 0 keeps it to the
+// op's end). A sum that can use 32-bit indexing has its own pair; one that
+// cannot, whatever its dtype, runs as sub-sums (subSums): a 16-bit sum's
+// accumulation buffer first (SumAccumulation), then each sub-sum's pair,
+// the semaphores freed as soon as made and the staging buffer with them
+// (the kernel's scratch goes before the next sub-sum's: PyTorch frees the
+// semaphores first).
+func splitSumTemps(outer, inner, outputs int64, dt DType, staging func(n int64) []TensorSpec) ([]TensorSpec, []int) {
+	if indexes32(outer*inner, dt) {
+		return staging(outer), nil
 	}
-	half := extent / 2
-	return append(subSums(half, inner, dt), subSums(extent-half, inner, dt)...)
-}
-
-// subSumTemps lays out a split sum's buffers: the accumulation buffer (if
-// acc > 0), then for each sub-sum its staging pair, the semaphores freed as
-// soon as made and the staging buffer with them (the kernel's scratch goes
-// before the next sub-sum's: PyTorch frees the semaphores first). The
-// second list is BackwardTempsFreedBy counted from the first buffer.
-func subSumTemps(acc int64, parts []int64, staging func(n int64) []TensorSpec) ([]TensorSpec, []int) {
 	var temps []TensorSpec
 	var freedBy []int
-	if acc > 0 {
+	if acc := SumAccumulation(outer*inner, dt, outputs); acc > 0 {
 		temps, freedBy = []TensorSpec{TS("reduce_accumulation", UInt8, acc)}, []int{0}
 	}
-	for _, n := range parts {
+	for _, n := range subSums(outer, inner, dt) {
 		pair := staging(n)
 		if len(pair) != 2 {
 			continue
@@ -234,6 +223,18 @@ func subSumTemps(acc int64, parts []int64, staging func(n int64) []TensorSpec) (
 		return nil, nil
 	}
 	return temps, freedBy
+}
+
+// subSums lists the outer extents of the sub-sums TensorIterator's
+// with_32bit_indexing splits a sum of extent × inner elements of dtype dt
+// into, in the order they run: it halves the outer dimension (the first
+// half, rounded down, first) until each part can use 32-bit indexing.
+func subSums(extent, inner int64, dt DType) []int64 {
+	if extent <= 1 || indexes32(extent*inner, dt) {
+		return []int64{extent}
+	}
+	half := extent / 2
+	return append(subSums(half, inner, dt), subSums(extent-half, inner, dt)...)
 }
 
 // withFreedBy returns freedBy (BackwardTempsFreedBy, possibly nil) for temps

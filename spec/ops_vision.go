@@ -621,16 +621,12 @@ func (b *Builder) AddPromoting(name string, x, y TensorID) TensorID {
 
 // sumInnerTemps are the buffers of an NCHW gradient's sum over N, H and W
 // into its C channels, n samples of perSample elements of dtype dt, and
-// what frees each early (see sumTemps): SumStagingInner's, or for a sum too
-// large for 32-bit indexing the sub-sums' (splitting the samples), after a
-// 16-bit sum's accumulation buffer (measured: VGG-16's first convolution at
-// batch 384 under amp-bf16, two sub-sums of 192 samples, 18,944 + 512 B
-// each).
+// what frees each early (see splitSumTemps): SumStagingInner's of the whole
+// sum or of each sub-sum, which split the samples (measured: VGG-16's
+// first convolution at batch 384 under amp-bf16, an accumulation buffer,
+// then two sub-sums of 192 samples, 18,944 + 512 B each).
 func sumInnerTemps(n, perSample, channels int64, dt DType) ([]TensorSpec, []int) {
-	if indexes32(n*perSample, dt) {
-		return stagingSpecs(SumStagingInner(n*perSample/channels, channels)), nil
-	}
-	return subSumTemps(SumAccumulation(n*perSample, dt, channels), subSums(n, perSample, dt), func(m int64) []TensorSpec {
+	return splitSumTemps(n, perSample, channels, dt, func(m int64) []TensorSpec {
 		return stagingSpecs(SumStagingInner(m*perSample/channels, channels))
 	})
 }
