@@ -13,10 +13,12 @@ func WalkEveryStep(o Options) Options {
 	return o
 }
 
-// StepsWalked runs an estimate and returns how many steps its timeline
-// walked.
-func StepsWalked(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (int, error) {
+// RunCountingSteps is Run without Options.OnDevice's second run, which
+// also returns how many steps the timeline walked.
+func RunCountingSteps(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, int, error) {
 	s := newSim(m, g, p, opt)
-	err := s.run()
-	return s.iteration, err
+	if err := s.run(); err != nil {
+		return nil, s.iteration, err
+	}
+	return s.result(), s.iteration, nil
 }
