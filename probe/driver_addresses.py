@@ -8,8 +8,8 @@ first kernel launch, and where each lands relative to the first.
 Each scenario runs in a fresh process (a new CUDA context) and makes
 segments with torch.empty (no kernel), copies from the host into a tensor
 (`copy`) or launches a kernel (`kernel`, a fill) at chosen points. A step
-`L<n>` asks for n MiB (n >= 10: one segment of exactly n MiB), `S` for a
-4 KiB tensor (a new 2 MiB small-pool segment when none has room). For every
+`L<n>` asks for n MiB (n >= 10: one segment of exactly n MiB), `S` for two
+1 MiB tensors (a new 2 MiB small-pool segment), `X*n` is X n times. For every
 new segment it prints its offset from the top of the first one, in MiB, as
 notes/addresses.md reads the whole-run traces. Used for session 15's study
 of the driver's first 512 MiB chunk (notes/addresses.md).
@@ -28,9 +28,34 @@ SCENARIOS = {
     "bert-like-kernel-late": "L90 copy L20 copy L20 copy L20 copy S copy L32 L60 kernel L60 L20 L20 S L20",
 }
 
+# Session 15's second batch: how the first segments (the model's weights,
+# each copied from the host as `.cuda()` does) lay out the chunk, and how
+# far the window reaches once the first kernel has run (24 x 20 MiB spill
+# past it). `X*n` repeats X n times.
+AFTER = "kernel L20*24 S S S L50*3"
+SCENARIOS.update({
+    "w-S": "S copy " + AFTER,
+    "w-L20": "L20 copy " + AFTER,
+    "w-S-S-S": "S copy S copy S copy " + AFTER,
+    "w-S-L20": "S copy L20 copy " + AFTER,
+    "w-L20-S": "L20 copy S copy " + AFTER,
+    "w-S-L20-L20-S": "S copy L20 copy L20 copy S copy " + AFTER,
+    "w-L20-L20-S-L20": "L20 copy L20 copy S copy L20 copy " + AFTER,
+    "w-S-S-S-L20-L20": "S copy S copy S copy L20 copy L20 copy " + AFTER,
+    "w-S*7-L20": "S*7 L20 copy " + AFTER,
+    "w-L16-L20-S": "L16 copy L20 copy S copy " + AFTER,
+    "w-L90-L20-L20-S": "L90 copy L20 copy L20 copy S copy " + AFTER,
+    "w-L600-L20-S": "L600 copy L20 copy S copy " + AFTER,
+    "w-L20*8-S-nocopy": "L20*8 S " + AFTER,
+    "w-L20*8-S": "L20 copy L20 copy L20 copy L20 copy L20 copy L20 copy L20 copy L20 copy S copy " + AFTER,
+})
+
 CHILD = r"""
 import json, sys, torch
-steps = sys.argv[1].split()
+steps = []
+for tok in sys.argv[1].split():
+    name, _, n = tok.partition("*")
+    steps += [name] * int(n or 1)
 MIB = 1 << 20
 keep, out, segs = [], [], set()
 def new_segments(tag):
@@ -44,8 +69,9 @@ for i, st in enumerate(steps):
         keep[-1].copy_(torch.ones(keep[-1].shape, dtype=keep[-1].dtype))
     elif st == "kernel":
         (keep[-1] if keep else torch.empty(8, device="cuda")).fill_(1)
-    elif st == "S":
-        keep.append(torch.empty(4096, dtype=torch.uint8, device="cuda"))
+    elif st == "S":  # two 1 MiB tensors: a small-pool segment of its own
+        keep.append(torch.empty(MIB, dtype=torch.uint8, device="cuda"))
+        keep.append(torch.empty(MIB, dtype=torch.uint8, device="cuda"))
     else:
         keep.append(torch.empty(int(st[1:]) * MIB, dtype=torch.uint8, device="cuda"))
     torch.cuda.synchronize()
