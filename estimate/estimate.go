@@ -190,6 +190,8 @@ type sim struct {
 	wsAfter *spec.Op
 	// curOp (+ curSuffix, joined only when an event is kept) names the op running.
 	curOp, curSuffix string
+	// kernelsStarted: the run's first kernel has been signalled to the replay.
+	kernelsStarted bool
 }
 
 // noBlock marks a parameter without .grad, and an empty gradient buffer

@@ -30,6 +30,7 @@ const (
 	reqBeginPhase                        // phase starts
 	reqEndPhase                          // phase ends: its PhaseRun is merged into the iteration's
 	reqEndIteration                      // iteration (in bytes) ends: the allocator's fingerprint is taken
+	reqKernels                           // the run's first kernel launches (the driver's window opens)
 )
 
 // request is one step of the timeline, queued for the replay.
@@ -303,6 +304,8 @@ func (r *replay) apply(q *request) {
 		if r.iteration >= 2 && r.iteration < r.watchUntil {
 			r.a.WatchStep()
 		}
+	case reqKernels:
+		r.a.KernelsStarted()
 	case reqBeginPhase:
 		r.beginPhase(q.phase)
 	case reqEndPhase:

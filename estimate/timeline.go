@@ -239,6 +239,14 @@ func (s *sim) execOp(i int, recompute bool) error {
 	if err := s.matmulWorkspaces(op, call); err != nil {
 		return err
 	}
+	if !s.kernelsStarted {
+		// The op's kernel is the run's first: what it made was placed
+		// before the driver opened its window, what comes after may go in.
+		s.kernelsStarted = true
+		if _, err := s.request(request{kind: reqKernels}); err != nil {
+			return err
+		}
+	}
 	for _, id := range op.Temps[op.TempsFirst:] {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err

@@ -13,9 +13,10 @@ import (
 // addresses, and at the address model's — and logs the first allocation
 // that lands in a different segment, with the free blocks it chose among.
 // Best fit breaks ties by address, so this is where the model's addresses
-// (32 MiB fresh ranges carved downward, remainders filled first fit) part
-// from the CUDA driver's; it documents the known limit (README,
-// notes/addresses.md) and fails only if a replay cannot be built.
+// (the driver's first chunk, taken from the measured segments and open from
+// the start; 32 MiB fresh ranges carved downward; the lowest free range
+// first) part from the CUDA driver's; it documents the known limit
+// (README, notes/addresses.md) and fails only if a replay cannot be built.
 func TestAddressModelDivergence(t *testing.T) {
 	paths, _ := filepath.Glob("../../testdata/measured/h200/runs/*.run.trace.jsonl.gz")
 	for _, p := range paths {
@@ -149,6 +150,7 @@ func (r *addressReplay) near(size int64) string {
 
 func firstAddressDivergence(t *testing.T, rt runTrace) string {
 	measured, model := newAddressReplay(t, rt), newAddressReplay(t, rt)
+	openChunkOf(&model.a.addrs, rt.initial)
 	live := map[int64][2]BlockID{}
 	for i, e := range rt.events {
 		switch e.Action {
@@ -181,4 +183,38 @@ func firstAddressDivergence(t *testing.T, rt runTrace) string {
 		}
 	}
 	return fmt.Sprintf("%d events: every block in the same segment and place", len(rt.events))
+}
+
+// openChunkOf gives the address model the driver's first chunk as the
+// measured segments before the trace show it, open (the traces start before
+// the first step's first kernel; the window's state then is not recorded):
+// the window is the free rest of the 512 MiB below the highest segment, 72
+// MiB less below the highest segment's start; it fills upward when a
+// small-pool segment sits in it (a small first segment, or the slot under a
+// large one), downward otherwise.
+func openChunkOf(s *addressSpace, init []initialSegment) {
+	const chunk = 512 << 20
+	var top, topSeg int64
+	for _, g := range init {
+		top = max(top, g.addr+g.size)
+		topSeg = max(topSeg, g.addr)
+	}
+	hi := topSeg - driverGap
+	for _, g := range init {
+		if g.addr >= top-chunk {
+			hi = min(hi, g.addr)
+		}
+	}
+	upward := false
+	for _, g := range init {
+		if g.small && g.addr >= top-chunk && g.addr < topSeg-driverGap {
+			upward = true
+		}
+	}
+	c := &s.chunk
+	c.stage, c.decided, c.upward, c.top = chunkHeld, true, upward, top
+	if lo := top - chunk; hi > lo {
+		c.win = [2]int64{lo, hi}
+	}
+	s.openWindow()
 }

@@ -492,6 +492,11 @@ func (a *Allocator) recycle(b *block) {
 	a.spare = append(a.spare, b.self)
 }
 
+// KernelsStarted tells the address model that the run's first kernel has
+// launched: the CUDA driver then hands out the window of its first chunk
+// (notes/addresses.md, session 15).
+func (a *Allocator) KernelsStarted() { a.addrs.openWindow() }
+
 // newAddr returns the base address of a new segment.
 func (a *Allocator) newAddr(size int64) int64 {
 	if a.baseAddr != nil {
