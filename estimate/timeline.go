@@ -194,6 +194,7 @@ func (s *sim) execOp(i int, recompute bool) error {
 	op := &s.g.Ops[i]
 	s.curOp, s.curSuffix = op.Name, ""
 	hold := s.train && !op.NoGrad && (recompute || !s.checkpointed(op))
+	blocksBefore := s.nextBlock
 	for _, id := range op.Temps[:op.TempsFirst] {
 		if err := s.alloc(id, spec.RoleTemporary); err != nil {
 			return err
@@ -239,9 +240,11 @@ func (s *sim) execOp(i int, recompute bool) error {
 	if err := s.matmulWorkspaces(op, call); err != nil {
 		return err
 	}
-	if !s.kernelsStarted {
-		// The op's kernel is the run's first: what it made was placed
-		// before the driver opened its window, what comes after may go in.
+	if !s.kernelsStarted && s.nextBlock != blocksBefore {
+		// The op's kernel is the run's first (the first op that allocates:
+		// one that allocates nothing is taken for a view, as BERT's first
+		// op is): what it made was placed before the driver opened its
+		// window, what comes after may go in.
 		s.kernelsStarted = true
 		if _, err := s.request(request{kind: reqKernels}); err != nil {
 			return err

@@ -72,7 +72,10 @@ const (
 // Segments made before the first kernel go below the window (the probes:
 // nothing enters it before then); once it is open, large-pool segments fill
 // an upward window before any other free range, and a downward window is
-// carved once no free range holds the segment. Kernel modules loaded
+// carved once no free range holds the segment (a 2 MiB one too: the probes
+// put such segments in what the latest one left of its range, which is the
+// window's while it is being filled). An embedding F followed by a kernel
+// before any other large segment leaves the window unset (not measured). Kernel modules loaded
 // lazily take parts of the window the model does not see (GPT-2's first
 // GEMM: a 64 MiB gap).
 type driverChunk struct {
@@ -154,7 +157,9 @@ func (s *addressSpace) alloc(size int64) int64 {
 		r := min((size+freshRange-1)/freshRange*freshRange, c.win[1]-c.win[0])
 		c.win[1] -= r
 		if r > size {
-			s.add(c.win[1]+size, c.win[1]+r)
+			// (released: the range above may be free again after
+			// empty_cache, and the two must merge)
+			s.release(c.win[1]+size, r-size)
 		}
 		return c.win[1]
 	}

@@ -215,6 +215,7 @@ func openChunkOf(s *addressSpace, init []initialSegment) {
 	c.stage, c.decided, c.upward, c.top = chunkHeld, true, upward, top
 	if lo := top - chunk; hi > lo {
 		c.win = [2]int64{lo, hi}
+		s.bottom = min(s.bottom, lo) // fresh ranges go below the window
 	}
 	s.openWindow()
 }
