@@ -94,6 +94,7 @@ func (d datasheetGPU) profile() *Profile {
 			FusedTraining:  ruleFusedTrainingBytes,
 			FusedInference: ruleFusedInferenceBytes,
 		},
+		WindowBytes:            ruleWindowBytes(),
 		CublasWorkspaceBytes:   ws,
 		CublasLtWorkspaceBytes: TorchCublasLtWorkspaceBytes("", ws),
 		AllocationGranularity:  ruleGranularity,
@@ -101,11 +102,11 @@ func (d datasheetGPU) profile() *Profile {
 		Provenance: Provenance{
 			Source: "uncalibrated: datasheet memory, context/kernel figures from the H200 rules",
 			FromRules: []string{"total_bytes", "nvml_total_bytes", "context_bytes", "kernel_bytes.training", "kernel_bytes.inference",
-				"cublas_workspace_bytes", "cublaslt_workspace_bytes", "allocation_granularity"},
+				"window_bytes.gemm_handle", "window_bytes.gemm_kernel", "cublas_workspace_bytes", "cublaslt_workspace_bytes", "allocation_granularity"},
 			Notes: []string{
 				totalNote,
 				"nvml_total_bytes: nvidia-smi's total for this card",
-				"context_bytes, kernel_bytes, allocation_granularity: measured on an H200 (driver 580.159, CUDA 13.0, torch 2.11.0+cu130), not on this GPU; run `memplan calibrate` on one to measure them",
+				"context_bytes, kernel_bytes, window_bytes, allocation_granularity: measured on an H200 (driver 580.159, CUDA 13.0, torch 2.11.0+cu130), not on this GPU; run `memplan calibrate` on one to measure them",
 				fmt.Sprintf("cublas_workspace_bytes: %s for compute capability %d.%d: %s", torchWorkspaceModel, major, minor, mib(ws)),
 			},
 		},

@@ -214,6 +214,8 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 		"kernel_bytes.gemm_fp32":       p.KernelBytes.GemmFP32,
 		"kernel_bytes.gemm_bf16":       p.KernelBytes.GemmBF16,
 		"kernel_bytes.conv":            p.KernelBytes.Conv,
+		"window_bytes.gemm_handle":     p.WindowBytes.GemmHandle,
+		"window_bytes.gemm_kernel":     p.WindowBytes.GemmKernel,
 		"cublas_workspace_bytes":       p.CublasWorkspaceBytes,
 		"cublaslt_workspace_bytes":     p.CublasLtWorkspaceBytes,
 		"allocation_granularity":       p.AllocationGranularity,

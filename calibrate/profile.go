@@ -29,6 +29,9 @@ type Profile struct {
 	// KernelBytes is the growth of per-process memory as library kernels load
 	// lazily during a step, by what the step runs.
 	KernelBytes KernelBytes `yaml:"kernel_bytes" json:"kernel_bytes"`
+	// WindowBytes is address space the driver maps for library kernels in
+	// the window of its first chunk, which moves where later segments land.
+	WindowBytes WindowBytes `yaml:"window_bytes,omitempty" json:"window_bytes,omitempty"`
 	// CublasWorkspaceBytes is the cuBLAS workspace PyTorch allocates per
 	// (handle, stream) on this architecture.
 	CublasWorkspaceBytes int64 `yaml:"cublas_workspace_bytes" json:"cublas_workspace_bytes"`
@@ -78,6 +81,19 @@ type KernelBytes struct {
 	FusedInference int64 `yaml:"fused_inference,omitempty" json:"fused_inference,omitempty"`
 	GemmBF16       int64 `yaml:"gemm_bf16,omitempty" json:"gemm_bf16,omitempty"`
 	Conv           int64 `yaml:"conv,omitempty" json:"conv,omitempty"`
+}
+
+// WindowBytes is address space the CUDA driver maps for library kernels
+// inside the window of its first chunk of address space as they load
+// lazily (probe/module_addresses.py; notes/addresses.md, session 15). It
+// takes no memory the estimate counts: it decides which segments the
+// caching allocator's later ones land above or below, and so its ties.
+type WindowBytes struct {
+	// GemmHandle is what the run's first GEMM maps before its cuBLAS
+	// workspace is allocated (the handle), GemmKernel what it maps after
+	// (the kernel's module).
+	GemmHandle int64 `yaml:"gemm_handle" json:"gemm_handle"`
+	GemmKernel int64 `yaml:"gemm_kernel" json:"gemm_kernel"`
 }
 
 // Provenance records how a profile was made.

@@ -39,7 +39,14 @@ const (
 	ruleFusedInferenceBytes  = 8 * MiB
 	ruleContextBytes         = 518 * MiB
 	ruleGranularity          = 2 * MiB
+	// The address space a first GEMM's cuBLAS handle and kernel module
+	// take in the driver's window (windowRule).
+	ruleWindowGemmHandle = 64 * MiB
+	ruleWindowGemmKernel = 96 * MiB
 )
+
+// windowRule is where window_bytes comes from.
+const windowRule = "H200, driver 580.159, torch 2.11.0+cu130 (probe/module_addresses.py): a first fp32 or bf16 GEMM in a window filled downward mapped 64 MiB before its 32 MiB cuBLAS workspace segment and 96 MiB after it; no probe without PyTorch sees it"
 
 // Probe sizes: the GEMMs are the probe-seed's (1024×1024), the convolution
 // the 3×3 one PYTORCH-MEMORY.md measured (32×64×56×56 fp32).
@@ -417,6 +424,9 @@ func runWith(d Driver, opts Options, progress io.Writer, now func() time.Time) (
 	// kernels (libtorch_cuda), which no probe without PyTorch can see.
 	kb.Training, kb.Inference = ruleTrainingKernelBytes, ruleInferenceKernelBytes
 	kb.FusedTraining, kb.FusedInference = ruleFusedTrainingBytes, ruleFusedInferenceBytes
+	window := ruleWindowBytes()
+	f.rule("window_bytes.gemm_handle", windowRule)
+	f.rule("window_bytes.gemm_kernel", "")
 	f.rule("kernel_bytes.training", kernelRuleTraining)
 	f.rule("kernel_bytes.inference", kernelRuleInference)
 	f.rule("kernel_bytes.fused_training", kernelRuleFused)
@@ -454,6 +464,7 @@ func runWith(d Driver, opts Options, progress io.Writer, now func() time.Time) (
 		ComputeCapability:      info.Major*10 + info.Minor,
 		ContextBytes:           contextBytes,
 		KernelBytes:            kb,
+		WindowBytes:            window,
 		CublasWorkspaceBytes:   wsBytes,
 		CublasLtWorkspaceBytes: ltBytes,
 		AllocationGranularity:  gran,
@@ -608,4 +619,9 @@ func orUnset(s string) string {
 		return "unset"
 	}
 	return s
+}
+
+// ruleWindowBytes is window_bytes as the H200 probe measured it (windowRule).
+func ruleWindowBytes() WindowBytes {
+	return WindowBytes{GemmHandle: ruleWindowGemmHandle, GemmKernel: ruleWindowGemmKernel}
 }

@@ -192,6 +192,8 @@ type sim struct {
 	curOp, curSuffix string
 	// kernelsStarted: the run's first kernel has been signalled to the replay.
 	kernelsStarted bool
+	// gemmStarted: the run's first GEMM has mapped its library in the window.
+	gemmStarted bool
 }
 
 // noBlock marks a parameter without .grad, and an empty gradient buffer
@@ -416,6 +418,16 @@ const (
 	gemmRecompute
 )
 
+// libraryMapped tells the replay that the driver mapped bytes of library
+// kernels in its window (none: nothing to say).
+func (s *sim) libraryMapped(bytes int64) error {
+	if bytes <= 0 {
+		return nil
+	}
+	_, err := s.request(request{kind: reqLibrary, bytes: bytes})
+	return err
+}
+
 // matmulWorkspaces allocates the BLAS workspaces an op's GEMM needs.
 // PyTorch keeps one cuBLAS and one cuBLASLt workspace per (handle, stream)
 // (CublasHandlePool.cpp), and each thread has its own handle: the main
@@ -423,9 +435,23 @@ const (
 // checkpoint's recompute — so a checkpointed addmm with a bias gives the
 // autograd thread its own cuBLASLt workspace (measured: 1 MiB more in
 // every checkpointed GPT-2 and ViT run from the first recompute on).
-func (s *sim) matmulWorkspaces(op *spec.Op, call gemmCall) error {
+func (s *sim) matmulWorkspaces(op *spec.Op, call gemmCall) (err error) {
 	if op.Matmul == spec.MatmulNone {
 		return nil
+	}
+	if !s.gemmStarted {
+		// The run's first GEMM: the driver maps cuBLAS's handle before its
+		// workspace and the kernel's module after it, in its window
+		// (calibrate.WindowBytes).
+		s.gemmStarted = true
+		if err := s.libraryMapped(s.p.WindowBytes.GemmHandle); err != nil {
+			return err
+		}
+		defer func() {
+			if err == nil {
+				err = s.libraryMapped(s.p.WindowBytes.GemmKernel)
+			}
+		}()
 	}
 	blas, lt := wsCublasMain, wsCublasLtMain
 	if call != gemmForward {

@@ -31,6 +31,7 @@ const (
 	reqEndPhase                          // phase ends: its PhaseRun is merged into the iteration's
 	reqEndIteration                      // iteration (in bytes) ends: the allocator's fingerprint is taken
 	reqKernels                           // the run's first kernel launches (the driver's window opens)
+	reqLibrary                           // the driver maps bytes of library kernels in its window
 )
 
 // request is one step of the timeline, queued for the replay.
@@ -306,6 +307,8 @@ func (r *replay) apply(q *request) {
 		}
 	case reqKernels:
 		r.a.KernelsStarted()
+	case reqLibrary:
+		r.a.LibraryMapped(q.bytes)
 	case reqBeginPhase:
 		r.beginPhase(q.phase)
 	case reqEndPhase:

@@ -186,6 +186,16 @@ func (s *addressSpace) layOut(size int64) int64 {
 	return end - size
 }
 
+// libraryMapped takes what the driver mapped for library kernels from the
+// top of a window being filled downward.
+func (s *addressSpace) libraryMapped(bytes int64) {
+	c := &s.chunk
+	if c.stage != chunkOpen || c.upward {
+		return
+	}
+	c.win[1] = max(c.win[0], c.win[1]-granule(bytes))
+}
+
 // openWindow hands out the window: the run's first kernel has launched.
 func (s *addressSpace) openWindow() {
 	c := &s.chunk

@@ -497,6 +497,13 @@ func (a *Allocator) recycle(b *block) {
 // (notes/addresses.md, session 15).
 func (a *Allocator) KernelsStarted() { a.addrs.openWindow() }
 
+// LibraryMapped tells the address model that the CUDA driver mapped bytes
+// of library kernels, loaded lazily, in its window: a window being filled
+// downward loses them at its top, where the next segment would have gone
+// (probe/module_addresses.py). Before the first kernel, and in a window
+// filled upward, nothing changes (not measured).
+func (a *Allocator) LibraryMapped(bytes int64) { a.addrs.libraryMapped(bytes) }
+
 // newAddr returns the base address of a new segment.
 func (a *Allocator) newAddr(size int64) int64 {
 	if a.baseAddr != nil {
