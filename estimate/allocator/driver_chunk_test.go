@@ -126,3 +126,38 @@ func TestDriverChunkOrder(t *testing.T) {
 	}
 	t.Logf("%d of %d pairs ordered as the driver did", agree, total)
 }
+
+// TestLibraryMapped: what the driver maps for library kernels comes off the
+// top of a window being filled downward, and changes nothing before the
+// first kernel or in a window filled upward.
+func TestLibraryMapped(t *testing.T) {
+	const mib = 1 << 20
+	down := func(mapped int64) int64 {
+		s := newAddressSpace()
+		s.alloc(20 * mib) // a large F
+		s.alloc(20 * mib) // a large segment next: the window fills downward
+		s.openWindow()
+		first := s.alloc(20 * mib)
+		s.libraryMapped(mapped)
+		return first - s.alloc(20*mib)
+	}
+	if got := down(0); got != 32*mib {
+		t.Errorf("downward window: the next 20 MiB segment %d MiB lower, want 32", got/mib)
+	}
+	if got := down(64 * mib); got != 96*mib {
+		t.Errorf("downward window after 64 MiB mapped: the next segment %d MiB lower, want 96", got/mib)
+	}
+	if got := down(63*mib + 1); got != 96*mib {
+		t.Errorf("a mapping is rounded to 2 MiB: the next segment %d MiB lower, want 96", got/mib)
+	}
+	up := newAddressSpace()
+	up.alloc(20 * mib)
+	up.alloc(smallSegment) // the slot: the window fills upward
+	up.libraryMapped(64 * mib)
+	up.openWindow()
+	a := up.alloc(20 * mib)
+	up.libraryMapped(64 * mib)
+	if b := up.alloc(20 * mib); b-a != 20*mib {
+		t.Errorf("upward window: the next segment %d MiB higher, want 20 (packed; mappings not modelled there)", (b-a)/mib)
+	}
+}
