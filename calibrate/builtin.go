@@ -106,7 +106,7 @@ func (d datasheetGPU) profile() *Profile {
 			Notes: []string{
 				totalNote,
 				"nvml_total_bytes: nvidia-smi's total for this card",
-				"context_bytes, kernel_bytes, window_bytes, allocation_granularity: measured on an H200 (driver 580.159, CUDA 13.0, torch 2.11.0+cu130), not on this GPU; run `memplan calibrate` on one to measure them",
+				"context_bytes, kernel_bytes, window_bytes, allocation_granularity: measured on an H200 (driver 580.159, CUDA 13.0, torch 2.11.0+cu130), not on this GPU; run `memplan calibrate` on one to measure the first three (window_bytes needs PyTorch: probe/module_addresses.py)",
 				fmt.Sprintf("cublas_workspace_bytes: %s for compute capability %d.%d: %s", torchWorkspaceModel, major, minor, mib(ws)),
 			},
 		},

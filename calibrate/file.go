@@ -311,7 +311,7 @@ func commentBytes(n *yaml.Node, parent string) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		isBytes := strings.HasSuffix(k.Value, "_bytes") || k.Value == "allocation_granularity" || parent == "kernel_bytes"
+		isBytes := strings.HasSuffix(k.Value, "_bytes") || k.Value == "allocation_granularity" || strings.HasSuffix(parent, "_bytes")
 		if isBytes && v.Kind == yaml.ScalarNode && v.Tag == "!!int" {
 			var b int64
 			if err := v.Decode(&b); err == nil && (b >= MiB || b <= -MiB) {

@@ -31,7 +31,7 @@ type Profile struct {
 	KernelBytes KernelBytes `yaml:"kernel_bytes" json:"kernel_bytes"`
 	// WindowBytes is address space the driver maps for library kernels in
 	// the window of its first chunk, which moves where later segments land.
-	WindowBytes WindowBytes `yaml:"window_bytes,omitempty" json:"window_bytes,omitempty"`
+	WindowBytes WindowBytes `yaml:"window_bytes,omitempty" json:"window_bytes,omitzero"`
 	// CublasWorkspaceBytes is the cuBLAS workspace PyTorch allocates per
 	// (handle, stream) on this architecture.
 	CublasWorkspaceBytes int64 `yaml:"cublas_workspace_bytes" json:"cublas_workspace_bytes"`

@@ -41,6 +41,8 @@ func TestRunWithFakeH200(t *testing.T) {
 		{"FusedTraining", p.KernelBytes.FusedTraining, 16 * MiB},
 		{"Inference", p.KernelBytes.Inference, 160 * MiB},
 		{"FusedInference", p.KernelBytes.FusedInference, 8 * MiB},
+		{"WindowGemmHandle", p.WindowBytes.GemmHandle, 64 * MiB},
+		{"WindowGemmKernel", p.WindowBytes.GemmKernel, 96 * MiB},
 		{"ComputeCapability", int64(p.ComputeCapability), 90},
 	}
 	for _, c := range checks {
@@ -60,7 +62,7 @@ func TestRunWithFakeH200(t *testing.T) {
 			t.Errorf("measured lacks %s: %v", k, pv.Measured)
 		}
 	}
-	for _, k := range []string{"kernel_bytes.training", "kernel_bytes.inference", "cublas_workspace_bytes", "cublaslt_workspace_bytes"} {
+	for _, k := range []string{"kernel_bytes.training", "kernel_bytes.inference", "window_bytes.gemm_handle", "window_bytes.gemm_kernel", "cublas_workspace_bytes", "cublaslt_workspace_bytes"} {
 		if !slices.Contains(pv.FromRules, k) {
 			t.Errorf("from_rules lacks %s: %v", k, pv.FromRules)
 		}
@@ -109,6 +111,9 @@ func TestRunWithFakeH200(t *testing.T) {
 	b, _ := Marshal(back)
 	if !bytes.Equal(a, b) {
 		t.Errorf("round trip differs:\n%s\n---\n%s", a, b)
+	}
+	if !bytes.Contains(a, []byte("gemm_handle: 67108864 # 64 MiB")) {
+		t.Errorf("window_bytes written without its MiB comment:\n%s", a)
 	}
 }
 

@@ -442,7 +442,9 @@ func (s *sim) matmulWorkspaces(op *spec.Op, call gemmCall) (err error) {
 	if !s.gemmStarted {
 		// The run's first GEMM: the driver maps cuBLAS's handle before its
 		// workspace and the kernel's module after it, in its window
-		// (calibrate.WindowBytes).
+		// (calibrate.WindowBytes). When this op is also the run's first
+		// kernel (an MLP's first layer) the window is not open yet and the
+		// address model drops both (not measured).
 		s.gemmStarted = true
 		if err := s.libraryMapped(s.p.WindowBytes.GemmHandle); err != nil {
 			return err

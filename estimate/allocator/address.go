@@ -75,9 +75,10 @@ const (
 // carved once no free range holds the segment (a 2 MiB one too: the probes
 // put such segments in what the latest one left of its range, which is the
 // window's while it is being filled). An embedding F followed by a kernel
-// before any other large segment leaves the window unset (not measured). Kernel modules loaded
-// lazily take parts of the window the model does not see (GPT-2's first
-// GEMM: a 64 MiB gap).
+// before any other large segment leaves the window unset (not measured).
+// Library kernels loaded lazily take parts of the window too: the first
+// GEMM's (libraryMapped, from the profile's window_bytes) are modelled,
+// the other ops' are not (probe/module_addresses.py).
 type driverChunk struct {
 	stage    chunkStage
 	top      int64    // the end of F
