@@ -13,8 +13,11 @@ import (
 // The run's first segments lay out the driver's first chunk of address
 // space (driverChunk): a window of about 400 MiB in it stays unused until
 // the first kernel launches (KernelsStarted), and is then filled first.
-// Outside it, a segment that fits in free address space takes the lowest
-// such range, from its start; otherwise a fresh range, rounded up to 32 MiB
+// Outside it, a 2 MiB (small-pool) segment takes the free range right
+// after the segment placed last when there is one (the whole-run traces:
+// 6,570 of 8,994 2 MiB segments land right after the latest one); any
+// other segment that fits in free address space takes the lowest such
+// range, from its start; otherwise a fresh range, rounded up to 32 MiB
 // (freshRange), is carved downward below everything made so far, and what
 // the segment leaves of it is free for later ones (the traces: 20 MiB
 // segments 32 MiB apart, 50 and 62 MiB ones 64 apart, 478 MiB ones 480
@@ -33,6 +36,9 @@ type addressSpace struct {
 	los        map[int64][]int64 // by width: the starts of its ranges, descending (the lowest last); empty for a width none has now
 
 	chunk driverChunk
+	// lastEnd is the end of the segment placed last: a 2 MiB segment takes
+	// the free range starting there when one does.
+	lastEnd int64
 }
 
 func newAddressSpace() addressSpace {
@@ -72,9 +78,7 @@ const (
 // Segments made before the first kernel go below the window (the probes:
 // nothing enters it before then); once it is open, large-pool segments fill
 // an upward window before any other free range, and a downward window is
-// carved once no free range holds the segment (a 2 MiB one too: the probes
-// put such segments in what the latest one left of its range, which is the
-// window's while it is being filled). An embedding F followed by a kernel
+// carved once no free range holds the segment (a 2 MiB one too). An embedding F followed by a kernel
 // before any other large segment leaves the window unset (not measured).
 // Library kernels loaded lazily take parts of the window too: the first
 // GEMM's (libraryMapped, from the profile's window_bytes) are modelled,
@@ -110,10 +114,29 @@ func granule(size int64) int64 { return (size + RoundLarge - 1) / RoundLarge * R
 
 func (s *addressSpace) alloc(size int64) int64 {
 	size = granule(size)
+	at := s.place(size)
+	s.lastEnd = at + size
+	return at
+}
+
+// place picks a segment's address.
+func (s *addressSpace) place(size int64) int64 {
 	c := &s.chunk
 	small := size == smallSegment
 	if c.stage == chunkUnused {
 		return s.layOut(size)
+	}
+	if small {
+		// a 2 MiB segment goes right after the latest segment when that
+		// left room (the whole-run traces: 6,570 of 8,994; the probes)
+		if hi, ok := s.byLo[s.lastEnd]; ok && hi-s.lastEnd >= size {
+			at := s.lastEnd
+			s.remove(at, hi)
+			if hi > at+size {
+				s.add(at+size, hi)
+			}
+			return at
+		}
 	}
 	if c.stage == chunkOpen && !small {
 		if c.upward && c.win[1]-c.win[0] >= size {

@@ -77,17 +77,14 @@ func TestDriverChunkOrder(t *testing.T) {
 	}
 	// Pairs the model orders otherwise than the driver did, and why.
 	const thirteenth = "a thirteenth 32 MiB range of a downward window: the driver put it below the weights, the model in the window"
-	const smallAfterKernel = "a 2 MiB segment after the first kernel: the driver put it in what the latest segment left of its range (bert-like, copy-then-kernel) or in a fresh range far below (resnet-like), the model in the lowest free range"
+	const smallAfterKernel = "a 2 MiB segment after the first kernel while the upward window is filled: the driver put it in a fresh range far below, the model in the lowest free range"
 	known := map[string]struct {
 		pairs int
 		why   string
 	}{
-		"bert-like":             {4, smallAfterKernel},
-		"bert-like-kernel-late": {7, smallAfterKernel},
-		"copy-then-kernel":      {6, smallAfterKernel},
-		"resnet-like":           {1, smallAfterKernel},
-		"resnet50-like":         {1, smallAfterKernel},
-		"w-S-S-S":               {23, "past a full upward window the driver put a 20 MiB segment below the weights, the model in what two 2 MiB segments left of the range above F"},
+		"resnet-like":   {1, smallAfterKernel},
+		"resnet50-like": {1, smallAfterKernel},
+		"w-S-S-S":       {23, "past a full upward window the driver put a 20 MiB segment below the weights, the model in what two 2 MiB segments left of the range above F"},
 		// Filled downward, the driver's window took twelve 32 MiB ranges and
 		// put the thirteenth below the weights, though filled upward it
 		// starts 416 MiB down; the model lets a downward window reach as
