@@ -102,7 +102,7 @@ func (d datasheetGPU) profile() *Profile {
 		Provenance: Provenance{
 			Source: "uncalibrated: datasheet memory, context/kernel figures from the H200 rules",
 			FromRules: []string{"total_bytes", "nvml_total_bytes", "context_bytes", "kernel_bytes.training", "kernel_bytes.inference",
-				"window_bytes.gemm_handle", "window_bytes.gemm_kernel", "cublas_workspace_bytes", "cublaslt_workspace_bytes", "allocation_granularity"},
+				"window_bytes.gemm_handle", "window_bytes.gemm_kernel", "window_bytes.cast", "window_bytes.pow", "cublas_workspace_bytes", "cublaslt_workspace_bytes", "allocation_granularity"},
 			Notes: []string{
 				totalNote,
 				"nvml_total_bytes: nvidia-smi's total for this card",

@@ -216,6 +216,8 @@ func (d *strictDecoder) validate(p *Profile, root *yaml.Node) error {
 		"kernel_bytes.conv":            p.KernelBytes.Conv,
 		"window_bytes.gemm_handle":     p.WindowBytes.GemmHandle,
 		"window_bytes.gemm_kernel":     p.WindowBytes.GemmKernel,
+		"window_bytes.cast":            p.WindowBytes.Cast,
+		"window_bytes.pow":             p.WindowBytes.Pow,
 		"cublas_workspace_bytes":       p.CublasWorkspaceBytes,
 		"cublaslt_workspace_bytes":     p.CublasLtWorkspaceBytes,
 		"allocation_granularity":       p.AllocationGranularity,

@@ -94,6 +94,10 @@ type WindowBytes struct {
 	// (the kernel's module).
 	GemmHandle int64 `yaml:"gemm_handle" json:"gemm_handle"`
 	GemmKernel int64 `yaml:"gemm_kernel" json:"gemm_kernel"`
+	// Cast is what the run's first dtype cast maps, Pow its first pow
+	// (the probe ran pow then mean; sum alone maps nothing).
+	Cast int64 `yaml:"cast" json:"cast"`
+	Pow  int64 `yaml:"pow" json:"pow"`
 }
 
 // Provenance records how a profile was made.

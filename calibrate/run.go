@@ -43,10 +43,12 @@ const (
 	// take in the driver's window (windowRule).
 	ruleWindowGemmHandle = 64 * MiB
 	ruleWindowGemmKernel = 96 * MiB
+	ruleWindowCast       = 32 * MiB
+	ruleWindowPow        = 64 * MiB
 )
 
 // windowRule is where window_bytes comes from.
-const windowRule = "H200, driver 580.159, torch 2.11.0+cu130 (probe/module_addresses.py): a first fp32 or bf16 GEMM in a window filled downward mapped 64 MiB before its 32 MiB cuBLAS workspace segment and 96 MiB after it; no probe without PyTorch sees it"
+const windowRule = "H200, driver 580.159, torch 2.11.0+cu130 (probe/module_addresses.py): a first fp32 or bf16 GEMM in a window filled downward mapped 64 MiB before its 32 MiB cuBLAS workspace segment and 96 MiB after it, a first cast to bf16 32 MiB, a first pow then mean 64 MiB; no probe without PyTorch sees it"
 
 // Probe sizes: the GEMMs are the probe-seed's (1024×1024), the convolution
 // the 3×3 one PYTORCH-MEMORY.md measured (32×64×56×56 fp32).
@@ -427,6 +429,8 @@ func runWith(d Driver, opts Options, progress io.Writer, now func() time.Time) (
 	window := ruleWindowBytes()
 	f.rule("window_bytes.gemm_handle", windowRule)
 	f.rule("window_bytes.gemm_kernel", "")
+	f.rule("window_bytes.cast", "")
+	f.rule("window_bytes.pow", "")
 	f.rule("kernel_bytes.training", kernelRuleTraining)
 	f.rule("kernel_bytes.inference", kernelRuleInference)
 	f.rule("kernel_bytes.fused_training", kernelRuleFused)
@@ -623,5 +627,5 @@ func orUnset(s string) string {
 
 // ruleWindowBytes is window_bytes as the H200 probe measured it (windowRule).
 func ruleWindowBytes() WindowBytes {
-	return WindowBytes{GemmHandle: ruleWindowGemmHandle, GemmKernel: ruleWindowGemmKernel}
+	return WindowBytes{GemmHandle: ruleWindowGemmHandle, GemmKernel: ruleWindowGemmKernel, Cast: ruleWindowCast, Pow: ruleWindowPow}
 }

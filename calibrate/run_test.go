@@ -43,6 +43,8 @@ func TestRunWithFakeH200(t *testing.T) {
 		{"FusedInference", p.KernelBytes.FusedInference, 8 * MiB},
 		{"WindowGemmHandle", p.WindowBytes.GemmHandle, 64 * MiB},
 		{"WindowGemmKernel", p.WindowBytes.GemmKernel, 96 * MiB},
+		{"WindowCast", p.WindowBytes.Cast, 32 * MiB},
+		{"WindowPow", p.WindowBytes.Pow, 64 * MiB},
 		{"ComputeCapability", int64(p.ComputeCapability), 90},
 	}
 	for _, c := range checks {
@@ -62,7 +64,7 @@ func TestRunWithFakeH200(t *testing.T) {
 			t.Errorf("measured lacks %s: %v", k, pv.Measured)
 		}
 	}
-	for _, k := range []string{"kernel_bytes.training", "kernel_bytes.inference", "window_bytes.gemm_handle", "window_bytes.gemm_kernel", "cublas_workspace_bytes", "cublaslt_workspace_bytes"} {
+	for _, k := range []string{"kernel_bytes.training", "kernel_bytes.inference", "window_bytes.gemm_handle", "window_bytes.gemm_kernel", "window_bytes.cast", "window_bytes.pow", "cublas_workspace_bytes", "cublaslt_workspace_bytes"} {
 		if !slices.Contains(pv.FromRules, k) {
 			t.Errorf("from_rules lacks %s: %v", k, pv.FromRules)
 		}

@@ -194,6 +194,9 @@ type sim struct {
 	kernelsStarted bool
 	// gemmStarted: the run's first GEMM has mapped its library in the window.
 	gemmStarted bool
+	// castMapped, powMapped: the run's first cast and first pow have run
+	// (their kernels' modules are mapped once per process).
+	castMapped, powMapped bool
 }
 
 // noBlock marks a parameter without .grad, and an empty gradient buffer

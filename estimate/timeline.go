@@ -240,6 +240,9 @@ func (s *sim) execOp(i int, recompute bool) error {
 	if err := s.matmulWorkspaces(op, call); err != nil {
 		return err
 	}
+	if err := s.firstUses(op); err != nil {
+		return err
+	}
 	if !s.kernelsStarted && s.nextBlock != blocksBefore {
 		// The op's kernel is the run's first (the first op that allocates:
 		// one that allocates nothing is taken for a view, as BERT's first
@@ -266,6 +269,21 @@ func (s *sim) execOp(i int, recompute bool) error {
 		s.maybeFree(s.storage(id))
 	}
 	s.releaseLocals(i, recompute)
+	return nil
+}
+
+// firstUses tells the replay what the driver maps in its window when op is
+// the run's first cast or first pow: their kernels' modules load then
+// (calibrate.WindowBytes; the first GEMM's are matmulWorkspaces').
+func (s *sim) firstUses(op *spec.Op) error {
+	switch {
+	case op.Kind == "to_copy" && !s.castMapped:
+		s.castMapped = true
+		return s.libraryMapped(s.p.WindowBytes.Cast)
+	case op.Kind == "pow" && !s.powMapped:
+		s.powMapped = true
+		return s.libraryMapped(s.p.WindowBytes.Pow)
+	}
 	return nil
 }
 

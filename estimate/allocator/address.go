@@ -81,8 +81,9 @@ const (
 // carved once no free range holds the segment (a 2 MiB one too). An embedding F followed by a kernel
 // before any other large segment leaves the window unset (not measured).
 // Library kernels loaded lazily take parts of the window too: the first
-// GEMM's (libraryMapped, from the profile's window_bytes) are modelled,
-// the other ops' are not (probe/module_addresses.py).
+// GEMM's, cast's and pow's (libraryMapped, from the profile's
+// window_bytes) are modelled, the other ops' are not
+// (probe/module_addresses.py).
 type driverChunk struct {
 	stage    chunkStage
 	top      int64    // the end of F
