@@ -131,23 +131,16 @@ func (s *addressSpace) place(size int64) int64 {
 		// a 2 MiB segment goes right after the latest segment when that
 		// left room (the whole-run traces: 6,570 of 8,994; the probes)
 		if hi, ok := s.byLo[s.lastEnd]; ok && hi-s.lastEnd >= size {
-			at := s.lastEnd
-			s.remove(at, hi)
-			if hi > at+size {
-				s.add(at+size, hi)
-			}
-			return at
+			return s.takeFrom(s.lastEnd, hi, size)
 		}
 	}
 	if c.stage == chunkOpen && !small {
-		if c.upward && c.win[1]-c.win[0] >= size {
-			at := c.win[0]
-			c.win[0] += size
-			return at
+		if c.upward {
+			if at, ok := takeFront(&c.win, size); ok {
+				return at
+			}
 		}
-		if c.above[1]-c.above[0] >= size {
-			at := c.above[0]
-			c.above[0] += size
+		if at, ok := takeFront(&c.above, size); ok {
 			return at
 		}
 	}
@@ -164,9 +157,7 @@ func (s *addressSpace) place(size int64) int64 {
 		return at
 	}
 	if c.stage == chunkHeld {
-		if c.above[1]-c.above[0] >= size {
-			at := c.above[0]
-			c.above[0] += size
+		if at, ok := takeFront(&c.above, size); ok {
 			return at
 		}
 		if !c.decided && !c.awaitTop {
@@ -179,7 +170,7 @@ func (s *addressSpace) place(size int64) int64 {
 		}
 	}
 	if c.stage == chunkOpen && !c.upward && c.win[1]-c.win[0] >= size {
-		r := min((size+freshRange-1)/freshRange*freshRange, c.win[1]-c.win[0])
+		r := min(freshRounded(size), c.win[1]-c.win[0])
 		c.win[1] -= r
 		if r > size {
 			// (released: the range above may be free again after
@@ -246,17 +237,35 @@ func (s *addressSpace) takeLowest(size int64) (int64, bool) {
 			at, w = lo, width
 		}
 	}
-	s.remove(at, at+w)
-	if w > size {
-		s.add(at+size, at+w)
+	return s.takeFrom(at, at+w, size), true
+}
+
+// takeFrom takes size from the start of the free range [lo, hi).
+func (s *addressSpace) takeFrom(lo, hi, size int64) int64 {
+	s.remove(lo, hi)
+	if hi > lo+size {
+		s.add(lo+size, hi)
 	}
+	return lo
+}
+
+// takeFront takes size from the start of the range r when it holds it.
+func takeFront(r *[2]int64, size int64) (int64, bool) {
+	if r[1]-r[0] < size {
+		return 0, false
+	}
+	at := r[0]
+	r[0] += size
 	return at, true
 }
+
+// freshRounded is the fresh range a segment of size takes.
+func freshRounded(size int64) int64 { return (size + freshRange - 1) / freshRange * freshRange }
 
 // fresh carves a fresh range below everything made so far; what the
 // segment leaves of it is free.
 func (s *addressSpace) fresh(size int64) int64 {
-	r := (size + freshRange - 1) / freshRange * freshRange
+	r := freshRounded(size)
 	s.bottom -= r
 	if r > size {
 		s.release(s.bottom+size, r-size)
