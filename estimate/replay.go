@@ -87,8 +87,11 @@ type replay struct {
 	cur       IterationRun
 	iters     []IterationRun
 	events    []Event
-	liveRole  [16]int64
-	peakRoles [16]int64
+	// startSegments is the memory map before the first step (with the
+	// timeline only).
+	startSegments []allocator.Segment
+	liveRole      [16]int64
+	peakRoles     [16]int64
 	// peakOp and peakSuffix name the op at the phase's peak so far.
 	peakOp, peakSuffix string
 	steadyStart        int
@@ -287,6 +290,9 @@ func (r *replay) apply(q *request) {
 		r.record(ActionFree, q, size, requested)
 	case reqBeginIteration:
 		r.iteration = int(q.bytes)
+		if r.iteration == 1 && r.timeline {
+			r.startSegments = r.a.Segments()
+		}
 		switch {
 		case r.iteration == 2:
 			r.steadyStart = len(r.events)

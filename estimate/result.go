@@ -2,6 +2,8 @@ package estimate
 
 import (
 	"fmt"
+
+	"github.com/memplan/memplan/estimate/allocator"
 )
 
 // Phase is one part of a training step.
@@ -64,6 +66,10 @@ type Result struct {
 
 	// Timeline holds every allocator event of the simulated iterations.
 	Timeline []Event `json:"-"`
+	// StartSegments is the allocator's memory map before the first step
+	// (the model and the batch on the GPU), by address; kept with the
+	// timeline (Options.Timeline).
+	StartSegments []allocator.Segment `json:"-"`
 	// Layers is the per-layer table.
 	Layers []LayerRow `json:"-"`
 	// Gaps explains the differences between allocated, reserved and nvidia-smi at the peak.

@@ -21,13 +21,14 @@ const (
 func (s *sim) result() *Result {
 	g, p := s.g, s.p
 	r := &Result{
-		Name:       s.m.Name,
-		Version:    s.opt.Version,
-		Model:      ModelSummary{Parameters: g.ParamCount(), ParameterBytes: g.ParamBytes()},
-		GPU:        GPUSummary{Profile: p.Name, Name: p.GPUName, TotalBytes: p.TotalBytes, Calibrated: p.Calibrated},
-		Iterations: s.rp.iters,
-		Timeline:   s.rp.events,
-		Warnings:   []string{},
+		Name:          s.m.Name,
+		Version:       s.opt.Version,
+		Model:         ModelSummary{Parameters: g.ParamCount(), ParameterBytes: g.ParamBytes()},
+		GPU:           GPUSummary{Profile: p.Name, Name: p.GPUName, TotalBytes: p.TotalBytes, Calibrated: p.Calibrated},
+		Iterations:    s.rp.iters,
+		Timeline:      s.rp.events,
+		StartSegments: s.rp.startSegments,
+		Warnings:      []string{},
 
 		AllocRetries: s.a.Stats().NumAllocRetries,
 	}

@@ -180,6 +180,20 @@ func (b *Builder) Buffer(name string, shape []int64, dt DType) TensorID {
 	return id
 }
 
+// ResidentLast moves resident tensors already added to the end of the
+// order model.cuda() allocates in. That order is Module._apply's: a
+// module's submodules first, then its own parameters, then its buffers —
+// while model.parameters() (Param's call order) lists a module's own
+// parameters before its submodules'. A module with both adds its own
+// parameters first, then its submodules', then moves its own here.
+func (b *Builder) ResidentLast(ids ...TensorID) {
+	for _, id := range ids {
+		if i := slices.Index(b.g.Resident, id); i >= 0 {
+			b.g.Resident = append(slices.Delete(b.g.Resident, i, i+1), id)
+		}
+	}
+}
+
 // Input adds a batch tensor, resident before the step.
 func (b *Builder) Input(name string, shape []int64, dt DType) TensorID {
 	id := b.newTensor(name, shape, dt, RoleInput)

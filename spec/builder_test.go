@@ -52,3 +52,23 @@ func TestNoGradExtras(t *testing.T) {
 		wantExtras(b.g, att, 1, "attn.philox_seed", "attn.philox_offset", "attn.logsumexp")
 	}
 }
+
+// TestResidentLast: a module's own parameters keep their place in
+// model.parameters() (Graph.Params) and move after its submodules' in the
+// order model.cuda() allocates (Graph.Resident).
+func TestResidentLast(t *testing.T) {
+	b := NewBuilder(Training{Mode: ModeTrain, BatchSize: 1})
+	cls := b.Param("cls_token", []int64{8}, FP32)
+	pos := b.Param("position_embeddings", []int64{4, 8}, FP32)
+	w := b.Param("patch.weight", []int64{8, 8}, FP32)
+	bias := b.Param("patch.bias", []int64{8}, FP32)
+	b.ResidentLast(cls, pos)
+	buf := b.Buffer("ids", []int64{4}, Int64)
+	g := b.g
+	if want := []TensorID{cls, pos, w, bias}; !slices.Equal(g.Params, want) {
+		t.Errorf("params %v, want %v", g.Params, want)
+	}
+	if want := []TensorID{w, bias, cls, pos, buf}; !slices.Equal(g.Resident, want) {
+		t.Errorf("resident %v, want %v", g.Resident, want)
+	}
+}

@@ -140,11 +140,15 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 			}
 			wtt = b.Param("token_type_embeddings.weight", []int64{types, d}, pdt)
 			embLnW, embLnB = b.Param("LayerNorm.weight", []int64{d}, pdt), b.Param("LayerNorm.bias", []int64{d}, pdt)
-			posIDs = b.Buffer("position_ids", []int64{1, positions}, spec.Int64)
-			ttIDs = b.Buffer("token_type_ids", []int64{1, positions}, spec.Int64)
 			if roberta {
+				// RobertaEmbeddings registers position_embeddings last.
 				wpe = b.Param("position_embeddings.weight", []int64{positions, d}, pdt)
 			}
+			// The module's own buffers come after its submodules'
+			// parameters (Module._apply, measured on RoBERTa in bf16,
+			// whose position_embeddings is small).
+			posIDs = b.Buffer("position_ids", []int64{1, positions}, spec.Int64)
+			ttIDs = b.Buffer("token_type_ids", []int64{1, positions}, spec.Int64)
 		})
 		for i := range ls {
 			b.Scoped(fmt.Sprintf("encoder.layer.%d", i), func() {
@@ -162,13 +166,16 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 	})
 	// The MLM head: BERT's cls.predictions (transform.dense,
 	// transform.LayerNorm) or RoBERTa's lm_head (dense, layer_norm). Its own
-	// bias — the decoder's, tied — is listed before its submodules'.
+	// bias — the decoder's, tied — is listed before its submodules' in
+	// model.parameters(), and model.cuda() moves it after them (with the
+	// decoder, the last submodule; measured).
 	head, dense, norm := "cls.predictions", "transform.dense", "transform.LayerNorm"
 	if roberta {
 		head, dense, norm = "lm_head", "dense", "layer_norm"
 	}
 	b.Scoped(head, func() {
 		headBias = b.Param("bias", []int64{vocab}, pdt)
+		ownBias := headBias
 		trW, trB = b.Param(dense+".weight", []int64{d, d}, pdt), b.Param(dense+".bias", []int64{d}, pdt)
 		trLnW, trLnB = b.Param(norm+".weight", []int64{d}, pdt), b.Param(norm+".bias", []int64{d}, pdt)
 		decW = wte
@@ -179,6 +186,7 @@ func expandBERT(m *spec.Model, roberta bool, o options) (*spec.Graph, error) {
 			decW = b.Param("decoder.weight", []int64{vocab, d}, pdt)
 			headBias = b.Param("decoder.bias", []int64{vocab}, pdt)
 		}
+		b.ResidentLast(ownBias)
 	})
 
 	var h, embOut spec.TensorID

@@ -74,7 +74,7 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	b := c.newBuilder(o, t)
 	b.Grow(int(layers)*40, int(layers)*100)
 	g.b = b
-	ids, labels := textBatch(b, g.batch, seq)
+	ids, labels := textBatch(b, g.batch, seq, t.Mode == spec.ModeTrain)
 
 	// Parameters in model.parameters() order.
 	var wte, wpe spec.TensorID

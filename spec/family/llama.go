@@ -330,7 +330,7 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	b := c.newBuilder(o, t)
 	b.Grow(int(l.layers)*64, int(l.layers)*160)
 	l.b = b
-	ids, labels := textBatch(b, l.batch, seq)
+	ids, labels := textBatch(b, l.batch, seq, train)
 
 	// Parameters in model.parameters() order.
 	var embed, norm, lmHead, embedScale spec.TensorID

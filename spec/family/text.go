@@ -2,11 +2,16 @@ package family
 
 import "github.com/memplan/memplan/spec"
 
-// textBatch adds the inputs of a causal or masked LM step: input_ids and
-// labels, two int64 [batch, seq] tensors (labels = a copy of input_ids).
-func textBatch(b *spec.Builder, batch, seq int64) (ids, labels spec.TensorID) {
+// textBatch adds the inputs of a causal or masked LM step: input_ids and,
+// in training, labels, two int64 [batch, seq] tensors (labels = a copy of
+// input_ids). Inference feeds no labels (measured: the batch on the GPU is
+// input_ids alone), and labels is then spec.NoTensor.
+func textBatch(b *spec.Builder, batch, seq int64, train bool) (ids, labels spec.TensorID) {
 	ids = b.Input("input_ids", []int64{batch, seq}, spec.Int64)
-	labels = b.Input("labels", []int64{batch, seq}, spec.Int64)
+	labels = spec.NoTensor
+	if train {
+		labels = b.Input("labels", []int64{batch, seq}, spec.Int64)
+	}
 	return ids, labels
 }
 

@@ -105,6 +105,9 @@ func expandViT(m *spec.Model, o options) (*spec.Graph, error) {
 			pos = b.Param("position_embeddings", []int64{1, seq, d}, pdt)
 			projW = b.Param("patch_embeddings.projection.weight", []int64{d, channels, patch, patch}, pdt)
 			projB = b.Param("patch_embeddings.projection.bias", []int64{d}, pdt)
+			// model.cuda() moves the patch projection (a submodule) before
+			// the embeddings' own cls_token and position_embeddings (measured).
+			b.ResidentLast(cls, pos)
 		})
 		for i := range ls {
 			b.Scoped(fmt.Sprintf("layers.%d", i), func() {
