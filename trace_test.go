@@ -169,7 +169,7 @@ func TestRunTracesLineUpEveryStep(t *testing.T) {
 					break
 				}
 				steps++
-				comparePools(t, fmt.Sprintf("step %d, ", step), measured, estimatedRequests(r, iteration), misses, step == 0)
+				comparePools(t, fmt.Sprintf("step %d, ", step), measured, estimatedRequests(r, iteration), misses, step == 0, step == 0)
 			}
 			if steps < 3 {
 				t.Errorf("%d steps in the trace, want 3", steps)
@@ -207,7 +207,7 @@ func TestTracesLineUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			comparePools(t, "", measured, estimatedRequests(r, iteration), traceMisses[name], true)
+			comparePools(t, "", measured, estimatedRequests(r, iteration), traceMisses[name], true, iteration == 1)
 		})
 	}
 	for name := range traceMisses {
@@ -245,15 +245,20 @@ func firstMatch(patterns ...string) string {
 }
 
 // comparePools holds both pools of one traced step to the estimate's
-// (comparePool), but for those misses lists; with staleCheck a listed pool
+// (comparePool), but for those misses lists — a miss marked laterSteps
+// only when the step is not the first; with staleCheck a listed pool
 // that lines up now is an error, so that the list does not outlive its
 // reason.
-func comparePools(t *testing.T, label string, measured, est []poolRequest, misses map[string]string, staleCheck bool) {
+func comparePools(t *testing.T, label string, measured, est []poolRequest, misses map[string]string, staleCheck, firstStep bool) {
 	t.Helper()
 	for _, large := range []bool{true, false} {
 		pool := poolName(large)
-		lined := comparePool(t, label+pool, poolRequests(measured, large), poolRequests(est, large), misses[pool] == "")
-		if lined && misses[pool] != "" && staleCheck {
+		miss := misses[pool]
+		if firstStep && strings.HasPrefix(miss, laterSteps) {
+			miss = "" // the first step must line up
+		}
+		lined := comparePool(t, label+pool, poolRequests(measured, large), poolRequests(est, large), miss == "")
+		if lined && miss != "" && staleCheck {
 			t.Errorf("%s pool lines up now: remove it from traceMisses", pool)
 		}
 	}
@@ -342,7 +347,30 @@ var traceMisses = map[string]map[string]string{
 	// where cuDNN picks other engines than the line from 256 implies.
 	"vgg16-amp-bf16-sgd-mom-b2207": {"large": pastBatches},
 	"vgg16-amp-bf16-sgd-mom-b2300": {"large": pastBatches},
+	// holdout64: fit's boundary. ResNet-50 at batches 1701 and 1702, far
+	// past the table's, as VGG-16 above; BERT and GPT-2 at 133,120 and
+	// 96,256 tokens, past the 65,536 rows where layer_norm's backward sums
+	// its weight and bias gradients in blocks (two [1365, 768] partial
+	// buffers and a sum of each), which the model does not make.
+	"resnet50-fp32-sgd-b1701":       {"large": pastBatches},
+	"resnet50-fp32-sgd-b1702":       {"large": pastBatches, "small": afterFallback},
+	"bert-base-mlm-fp32-adamw-b260": {"large": layerNormBlocks, "small": layerNormBlocks},
+	"gpt2-amp-adamw-b94":            {"large": layerNormBlocks, "small": layerNormBlocks},
 }
+
+// laterSteps starts the reason of a miss only in the steps after the
+// first (the first step must line up).
+const laterSteps = "later steps: "
+
+// afterFallback is why ResNet-50 at batch 1702 parts from the estimate in
+// its later steps: at the H200's limit the estimate settles in its tenth
+// step, after cuDNN fell back from two workspaces it could not get in the
+// ninth (estimate.TestConvWorkspaceFallback); the run measured three.
+const afterFallback = laterSteps + "the estimate's steady step is its tenth, after cuDNN's fallback from two 1×1 convolution workspaces in the ninth; the run measured three steps"
+
+// layerNormBlocks is why a run whose layer norms see more than 65,536
+// rows parts from the estimate.
+const layerNormBlocks = "layer_norm's backward over more than 65,536 rows (and under 2,112 columns on 132 SMs) sums its weight and bias gradients through [rows/32 capped at 32,768/⌈N/32⌉, N] partial buffers: not modelled"
 
 // convsByRule is why the trace of a network whose convolutions no table
 // holds (a custom convnet, a torchvision width the table lacks) parts from

@@ -90,8 +90,13 @@ type replay struct {
 	// startSegments is the memory map before the first step (with the
 	// timeline only).
 	startSegments []allocator.Segment
-	liveRole      [16]int64
-	peakRoles     [16]int64
+	// convFallback holds the cuDNN engine keys whose first engine's
+	// workspace could not be allocated (convWorkspaceFallback); notes says
+	// when, for the result's warnings.
+	convFallback map[int32]bool
+	notes        []string
+	liveRole     [16]int64
+	peakRoles    [16]int64
 	// peakOp and peakSuffix name the op at the phase's peak so far.
 	peakOp, peakSuffix string
 	steadyStart        int
@@ -267,7 +272,16 @@ func (r *replay) apply(q *request) {
 	}
 	switch q.kind {
 	case reqAlloc:
-		blk, err := r.a.Malloc(q.bytes, q.stream)
+		bytes := q.bytes
+		plan := r.convPlan(q)
+		if plan > 0 && r.convFallback[plan] {
+			bytes = 0 // the engine that replaced it needs no workspace
+		}
+		blk, err := r.a.Malloc(bytes, q.stream)
+		if err != nil && plan > 0 && IsOutOfMemory(err) {
+			blk, err = r.convWorkspaceFallback(q, plan)
+			bytes = 0
+		}
 		if err != nil {
 			r.fail(r.allocError(q, err))
 			return
@@ -275,7 +289,7 @@ func (r *replay) apply(q *request) {
 		if blk != q.block {
 			panic(fmt.Sprintf("estimate: the allocator handed out block %d where the timeline expected %d", blk, q.block))
 		}
-		r.record(ActionAlloc, q, r.a.BlockSize(blk), q.bytes)
+		r.record(ActionAlloc, q, r.a.BlockSize(blk), bytes)
 		if r.limit > 0 && r.a.Reserved()+r.outside > r.limit {
 			r.fail(&LimitError{DeviceUsedBytes: r.a.Reserved() + r.outside, Limit: r.limit, Iteration: r.iteration, Phase: r.phase})
 		}
@@ -348,6 +362,36 @@ func (r *replay) repeatFromCache() {
 	for i := r.steadyStart; i < len(r.events); i++ {
 		r.events[i].Reserved = reserved
 	}
+}
+
+// convPlan returns the cuDNN engine key of a convolution workspace's
+// request (spec.Tensor.ConvPlan), 0 for any other request.
+func (r *replay) convPlan(q *request) int32 {
+	if q.tensor == spec.NoTensor {
+		return 0
+	}
+	return r.g.Tensors[q.tensor].ConvPlan
+}
+
+// convWorkspaceFallback is cuDNN's answer to a workspace the allocator
+// could not give even after releasing its cache: PyTorch catches the
+// OutOfMemoryError and runs the next engine of its list (Conv_v8.cpp's
+// try_plans), which then serves every convolution of the key. The engines
+// after the first, and their workspaces, are cuDNN's heuristics and not in
+// the tables; the next engine is taken to need no workspace. The block is
+// a 0-byte one, so the ids the timeline handed out stay in step.
+func (r *replay) convWorkspaceFallback(q *request, plan int32) (allocator.BlockID, error) {
+	if r.convFallback == nil {
+		r.convFallback = map[int32]bool{}
+	}
+	r.convFallback[plan] = true
+	name := q.name + q.suffix
+	if q.tensor != spec.NoTensor {
+		name = r.g.Tensors[q.tensor].Name
+	}
+	r.notes = append(r.notes, fmt.Sprintf("iteration %d %s: %s (%.1f MiB) could not be allocated even after releasing the cache; PyTorch then runs cuDNN's next engine, modelled as one with no workspace, for every convolution of that shape and pass from there on",
+		r.iteration, r.phase, name, float64(q.bytes)/(1<<20)))
+	return r.a.Malloc(0, q.stream)
 }
 
 func (r *replay) fail(err error) {

@@ -63,6 +63,7 @@ func (s *sim) result() *Result {
 	if w := s.ncclWarning(); w != "" {
 		inputWarnings = append(inputWarnings, w)
 	}
+	inputWarnings = append(inputWarnings, s.rp.notes...)
 	if s.opt.PeaksOnly {
 		r.Warnings = append(r.Warnings, inputWarnings...)
 		return r

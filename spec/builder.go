@@ -281,6 +281,8 @@ type TensorSpec struct {
 	Name  string
 	Shape []int64
 	DType DType
+	// ConvPlan is the tensor's Tensor.ConvPlan (a cuDNN workspace's engine).
+	ConvPlan int32
 }
 
 // TS is shorthand for a TensorSpec.
@@ -329,6 +331,7 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		n := b.join(name, ".", cmp.Or(ts.Name, suffix))
 		id := b.newTensor(n, ts.Shape, ts.DType, role)
 		b.g.Tensors[id].Op = idx
+		b.g.Tensors[id].ConvPlan = ts.ConvPlan
 		return id
 	}
 	for i, ts := range s.Outputs {

@@ -77,7 +77,16 @@ type Tensor struct {
 	// stops holding the tensor (a variable that lives to the end of a
 	// module's forward); until then it is not freed even when unused.
 	HeldUntil int `json:"held_until,omitempty"`
+	// ConvPlan marks a cuDNN convolution's workspace: ConvPlanKey of its
+	// geometry and pass (0 for any other tensor). PyTorch keeps one engine
+	// per key and, when an engine's workspace cannot be allocated, runs the
+	// next one (try_plans), which then serves every convolution of the key.
+	ConvPlan int32 `json:"conv_plan,omitempty"`
 }
+
+// ConvPlanKey names the cuDNN engine a convolution of the graph's geometry
+// Graph.Convs[i] uses in one pass: 1 + 3·i + pass.
+func ConvPlanKey(i int, pass ConvPass) int32 { return int32(1 + 3*i + int(pass)) }
 
 // Numel is the number of elements.
 func (t *Tensor) Numel() int64 {
@@ -241,15 +250,16 @@ type ConvUse struct {
 
 // noteConv records that a workspace of geometry c came from src, past the
 // table's largest batch when beyond.
-func (g *Graph) noteConv(c ConvGeometry, src ConvWorkspaceSource, beyond bool) {
+func (g *Graph) noteConv(c ConvGeometry, src ConvWorkspaceSource, beyond bool) int {
 	for i := range g.Convs {
 		if g.Convs[i].Geometry == c {
 			g.Convs[i].Source = max(g.Convs[i].Source, src)
 			g.Convs[i].Extrapolated = g.Convs[i].Extrapolated || beyond
-			return
+			return i
 		}
 	}
 	g.Convs = append(g.Convs, ConvUse{Geometry: c, Source: src, Extrapolated: beyond})
+	return len(g.Convs) - 1
 }
 
 // Tensor returns the tensor with the given id.

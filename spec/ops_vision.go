@@ -224,6 +224,12 @@ func (t *ConvWorkspaceTable) lookupSizes(pass ConvPass, g ConvGeometry) (int64, 
 // exact entry would not have), then the built-in H200 table, then the
 // rule; the source is noted on the graph (Graph.Convs).
 func (b *Builder) ConvWorkspace(pass ConvPass, g ConvGeometry) int64 {
+	v, _ := b.convWorkspace(pass, g)
+	return v
+}
+
+// convWorkspace is ConvWorkspace with the engine's ConvPlanKey.
+func (b *Builder) convWorkspace(pass ConvPass, g ConvGeometry) (int64, int32) {
 	v, src := int64(0), ConvFromProfile
 	beyond := false
 	if w, ok := b.t.ConvWorkspaces.lookup(pass, g); ok {
@@ -234,8 +240,7 @@ func (b *Builder) ConvWorkspace(pass ConvPass, g ConvGeometry) int64 {
 		v, src = builtinConvWorkspace(pass, g)
 		beyond = src == ConvFromH200Table && measuredConvWorkspaces().beyond(g)
 	}
-	b.g.noteConv(g, src, beyond)
-	return v
+	return v, ConvPlanKey(b.g.noteConv(g, src, beyond), pass)
 }
 
 // convWorkspaceRule sizes a workspace by the engine class the geometry
@@ -466,11 +471,15 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	// CUDA kernels (conv_depthwise2d, no workspace) unless cuDNN takes it
 	// (use_cudnn_depthwise).
 	native := a.Groups > 1 && a.Groups == xs[1] && ws[0]%xs[1] == 0 && !cudnnDepthwise(geo, a.Dilation)
-	workspace := func(pass ConvPass) int64 {
+	// workspace is a pass's cuDNN workspace (none for a native kernel).
+	workspace := func(pass ConvPass, name string) []TensorSpec {
 		if native {
-			return 0
+			return nil
 		}
-		return b.ConvWorkspace(pass, geo)
+		if n, key := b.convWorkspace(pass, geo); n > 0 {
+			return []TensorSpec{{Name: name, Shape: []int64{n}, DType: UInt8, ConvPlan: key}}
+		}
+		return nil
 	}
 	inputGrad := b.Train() && b.T(x).RequiresGrad
 	xv := x
@@ -480,17 +489,13 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	in, params := b.operands(x, w, bias)
 	s := OpSpec{Kind: "conv2d", Name: name, Inputs: in, Params: params, NoGradInputs: []int{0},
 		Outputs: []TensorSpec{TS("out", dt, xs[0], ws[0], h, wd)}, Saved: []TensorID{x, w}}
-	if fwd := workspace(ConvForward); fwd > 0 {
-		s.Temps = []TensorSpec{TS("cudnn_workspace", UInt8, fwd)}
-	}
+	s.Temps = workspace(ConvForward, "cudnn_workspace")
 	if o.GradOutputCopy {
 		// made before the weight's gradient (measured)
 		s.BackwardTemps = append(s.BackwardTemps, TS("grad_output_contiguous", dt, xs[0], ws[0], h, wd))
 		s.BackwardTempsFirst = 1
 	}
-	if filter := workspace(ConvBackwardFilter); filter > 0 {
-		s.BackwardTemps = append(s.BackwardTemps, TS("cudnn_workspace_filter", UInt8, filter))
-	}
+	s.BackwardTemps = append(s.BackwardTemps, workspace(ConvBackwardFilter, "cudnn_workspace_filter")...)
 	if bias != NoTensor && b.T(bias).RequiresGrad {
 		// The bias gradient, grad_output.sum((0, 2, 3)), comes after the
 		// weight pass has freed its buffers, with a sum's staging buffer:
@@ -513,9 +518,7 @@ func (b *Builder) Conv2dCuDNN(name string, x, w, bias TensorID, a Conv2dArgs, o 
 	}
 	ig := OpSpec{Kind: "conv2d_input_grad", Name: name + ".input_grad", Inputs: []TensorID{xv, y}, NoGradInputs: []int{1},
 		Outputs: []TensorSpec{TS("out", dt, b.Shape(y)...)}, AliasOut: []int{1}}
-	if data := workspace(ConvBackwardData); data > 0 {
-		ig.BackwardTemps = []TensorSpec{TS("cudnn_workspace_data", UInt8, data)}
-	}
+	ig.BackwardTemps = workspace(ConvBackwardData, "cudnn_workspace_data")
 	y1 := b.Emit(ig)[0]
 	return b.Emit(OpSpec{Kind: "conv2d_grad_fan_out", Name: name + ".grad_fan_out", Inputs: []TensorID{y1, y}, Outputs: []TensorSpec{TS("out", dt, b.Shape(y)...)}, AliasOut: []int{1}, Flow: GradPassThrough})[0]
 }

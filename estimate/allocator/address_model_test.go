@@ -22,7 +22,11 @@ func TestAddressModelDivergence(t *testing.T) {
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".run.trace.jsonl.gz")
 		t.Run(name, func(t *testing.T) {
-			t.Log(firstAddressDivergence(t, readRunTrace(t, p)))
+			rt := readRunTrace(t, p)
+			if rt.releases() {
+				t.Skip("a run at its device's limit: PyTorch released cached segments to retry")
+			}
+			t.Log(firstAddressDivergence(t, rt))
 		})
 	}
 }

@@ -74,6 +74,17 @@ func readRunTrace(t *testing.T, path string) runTrace {
 	return rt
 }
 
+// releases reports whether the run released a segment (a cache release
+// before retrying an allocation at the device's limit).
+func (rt runTrace) releases() bool {
+	for _, e := range rt.events {
+		if e.Action == "segment_free" || e.Action == "segment_unmap" {
+			return true
+		}
+	}
+	return false
+}
+
 // phaseAt names the phase an event falls in.
 func (rt runTrace) phaseAt(i int) string {
 	best, name := -1, "?"
@@ -192,6 +203,9 @@ func TestReplayRunTraces(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(p), ".run.trace.jsonl.gz")
 		t.Run(name, func(t *testing.T) {
 			rt := readRunTrace(t, p)
+			if rt.releases() {
+				t.Skip("a run at its device's limit: PyTorch released cached segments to retry, which a replay without the capacity does not")
+			}
 			if diff := replayRun(t, rt); diff != "" {
 				t.Error(diff)
 			} else {
