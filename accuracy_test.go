@@ -25,6 +25,8 @@ type measuredRun struct {
 			Used int64 `json:"used"`
 		} `json:"procs"`
 	} `json:"nvml_final"`
+	// FinalStats are the allocator's counters when NVMLFinal was read.
+	FinalStats map[string]int64 `json:"final_stats"`
 }
 
 // tolerance is what issue 3 accepts.
@@ -256,8 +258,14 @@ func measuredDevicePeak(m *measuredRun) int64 {
 			highest = max(highest, ph.After["reserved_bytes.all.peak"])
 		}
 	}
-	for _, ph := range m.Iterations[len(m.Iterations)-1].Phases {
-		end = max(end, ph.After["reserved_bytes.all.current"])
+	if final, ok := m.FinalStats["reserved_bytes.all.current"]; ok {
+		// What the allocator held when NVML was read: a run that released
+		// cached segments at the device's limit holds less at the end.
+		end = final
+	} else {
+		for _, ph := range m.Iterations[len(m.Iterations)-1].Phases {
+			end = max(end, ph.After["reserved_bytes.all.current"])
+		}
 	}
 	return m.NVMLFinal.Procs[0].Used + max(highest-end, 0)
 }

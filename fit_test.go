@@ -72,13 +72,18 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 }
 
-// fit's answers at no headroom for GPT-2 and TinyLlama, measured on the
-// H200 (examples/holdout34): at the answer the step ran, at one more it ran
-// out of memory.
+// fit's answers at no headroom, measured on the H200 (examples/holdout34
+// and holdout64, TestFitEdgeRuns): at the answer the step ran, at one more
+// it ran out of memory.
 func TestFitBoundaryAsMeasured(t *testing.T) {
-	for ex, want := range map[string]string{"examples/gpt2-fp32-adamw-b8.yaml": "74", "examples/tinyllama-bf16-adamw-b4.yaml": "28"} {
+	for ex, want := range map[string]string{"examples/gpt2-fp32-adamw-b8.yaml": "74", "examples/tinyllama-bf16-adamw-b4.yaml": "28",
+		"examples/gpt2-amp-adamw-b8.yaml": "94", "examples/bert-base-mlm-fp32-adamw-b8.yaml": "260", "examples/qwen2-amp-bf16-adamw-b4.yaml": "37",
+		"examples/llama3.2-1b-hf-config-bf16-adamw-b4.yaml": "20", "examples/resnet50-fp32-sgd-b64.yaml": "1708",
+		// At 58 the logits' gradient finds no free block of its 14.16 GiB
+		// (measured and estimated: 23.47 GiB cached in smaller ones); 61 runs.
+		"examples/mistral-bf16-adamw-b2.yaml": "57 (above it fragmentation decides: 61, 64–65 also fit, 58–60, 62–63 do not)"} {
 		code, out, stderr := runCLI("fit", ex, "--headroom", "0%")
-		m := regexp.MustCompile(`largest batch_size: (\d+)`).FindStringSubmatch(out)
+		m := regexp.MustCompile(`largest batch_size: (.+)`).FindStringSubmatch(out)
 		if code != exitOK || m == nil || m[1] != want {
 			t.Errorf("%s: exit %d, %q %q (want largest batch_size %s: it ran, %s+1 did not)", ex, code, out, stderr, want, want)
 		}

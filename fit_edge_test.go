@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/calibrate"
+	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/estimate/allocator"
+	"github.com/memplan/memplan/spec"
+	"github.com/memplan/memplan/spec/family"
+)
+
+// measuredOOM is a run that ran out of memory on the H200
+// (testdata/measured/h200/oom/<case>.json): the figures of PyTorch's
+// "CUDA out of memory" message.
+type measuredOOM struct {
+	Case                string `json:"case"`
+	TriedToAllocate     string `json:"tried_to_allocate"`
+	Allocated           string `json:"allocated"`
+	ReservedUnallocated string `json:"reserved_unallocated"`
+}
+
+// pytorchSize parses a size as PyTorch's message prints it ("14.16 GiB",
+// "656.00 MiB") into bytes, and the half unit of its last digit.
+func pytorchSize(t *testing.T, s string) (bytes, slack float64) {
+	t.Helper()
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		t.Fatalf("size %q", s)
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	unit := map[string]float64{"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[f[1]]
+	if err != nil || unit == 0 {
+		t.Fatalf("size %q", s)
+	}
+	return v * unit, 0.005 * unit
+}
+
+// TestFitEdgeRuns holds fit's answers to measured runs at the edge of the
+// H200 (examples/holdout64: fit's largest batch at no headroom and one
+// above, written down before the runs): every run that finished is
+// estimated to fit on the device, and every run that ran out of memory is
+// estimated not to — at the same allocation, with the allocated and the
+// reserved-but-unallocated bytes PyTorch's message printed.
+func TestFitEdgeRuns(t *testing.T) {
+	cases, _ := filepath.Glob("examples/holdout64/*.yaml")
+	if len(cases) == 0 {
+		t.Skip("no fit-boundary cases")
+	}
+	prof, err := calibrate.Resolve("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range cases {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			m, err := spec.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Training.ConvWorkspaces = prof.ConvTable()
+			g, err := family.Expand(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, runErr := estimate.Run(m, g, prof, estimate.Options{Device: prof.TotalBytes, PeaksOnly: true})
+			ran := fileExists("testdata/measured/h200/" + name + ".json")
+			var oom measuredOOM
+			if data, err := os.ReadFile("testdata/measured/h200/oom/" + name + ".json"); err == nil {
+				if err := json.Unmarshal(data, &oom); err != nil {
+					t.Fatal(err)
+				}
+			} else if !ran {
+				t.Skip("not measured")
+			}
+			if ran {
+				if runErr != nil {
+					t.Errorf("the run finished on the H200; the estimate: %v", runErr)
+				}
+				return
+			}
+			var est *allocator.OOMError
+			if !errors.As(runErr, &est) {
+				t.Fatalf("the run ran out of memory (%s); the estimate: %v", oom.TriedToAllocate, runErr)
+			}
+			for _, f := range []struct {
+				what     string
+				measured string
+				estimate int64
+				slack    float64 // beyond the message's rounding
+			}{
+				{"tried to allocate", oom.TriedToAllocate, est.AllocSize, 0},
+				{"allocated", oom.Allocated, est.Allocated, 32 << 20},
+				{"reserved but unallocated", oom.ReservedUnallocated, est.Reserved - est.Allocated, 32 << 20},
+			} {
+				want, rounding := pytorchSize(t, f.measured)
+				if d := float64(f.estimate) - want; d > rounding+f.slack || -d > rounding+f.slack {
+					t.Errorf("%s: estimated %s, measured %s", f.what, fmt.Sprintf("%.2f MiB", float64(f.estimate)/(1<<20)), f.measured)
+				}
+			}
+		})
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
