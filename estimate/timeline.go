@@ -764,7 +764,7 @@ func (s *sim) backwardOp(i int) error {
 			out = append(out, pendingGrad{op.Inputs[k], b, k})
 		}
 	}
-	if !op.WeightGradFirst || op.Flow != spec.GradNew {
+	if (!op.WeightGradFirst || op.Flow != spec.GradNew) && op.BackwardScript == nil {
 		if err := s.makeParamGrads(op.DirectParams(), &made); err != nil {
 			return err
 		}
@@ -778,7 +778,11 @@ func (s *sim) backwardOp(i int) error {
 	// the engine releases the node's variables, after its incoming
 	// gradients.
 	recomputed := s.checkpointed(op) && s.recomputed[op.Block]
-	if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps), &made); err != nil {
+	if op.BackwardScript != nil {
+		if err := s.backwardScript(op, &made); err != nil {
+			return err
+		}
+	} else if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps), &made); err != nil {
 		return err
 	}
 	out = append(out, sc.reduced...)
@@ -862,6 +866,26 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int, made *[]madeGr
 	// weight, 512 rows, its [D] sum after the input's gradient).
 	if to == len(op.BackwardTemps) && reduceFrom == to && op.ReducedParams+op.ReducedInputs > 0 && from == op.BackwardTempsFirst {
 		return s.startReduction(i, recomputed, made)
+	}
+	return nil
+}
+
+// backwardScript runs op's Op.BackwardScript: its temporaries made and
+// freed, its parameters' gradients made, in the script's order.
+func (s *sim) backwardScript(op *spec.Op, made *[]madeGrad) error {
+	for _, st := range op.BackwardScript {
+		switch st.Kind {
+		case spec.StepMakeTemp:
+			if err := s.alloc(op.BackwardTemps[st.Index], spec.RoleTemporary); err != nil {
+				return err
+			}
+		case spec.StepFreeTemp:
+			s.free(op.BackwardTemps[st.Index])
+		case spec.StepParamGrad:
+			if err := s.makeParamGrads(op.Params[st.Index:st.Index+1], made); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -240,6 +240,9 @@ type OpSpec struct {
 	// ReduceAfterTemps frees the op's own backward temps before its
 	// reduction temps (Op.ReduceAfterTemps).
 	ReduceAfterTemps bool
+	// BackwardScript orders the backward's temps and parameter gradients
+	// (Op.BackwardScript).
+	BackwardScript []BackwardStep
 	// ExtraAfter counts the last Extra made after the outputs
 	// (Op.ExtraAfter).
 	ExtraAfter int
@@ -388,11 +391,13 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
 		op.BackwardTempsFirst = s.BackwardTempsFirst
 		op.ReduceAfterTemps = s.ReduceAfterTemps
+		op.BackwardScript = s.BackwardScript
 		if !reqGrad {
 			op.Saved = nil
 			op.BackwardTemps = nil
 			op.BackwardTempsFreedBy = nil
 			op.BackwardTempsFirst, op.ReduceAfterTemps = 0, false
+			op.BackwardScript = nil
 			op.ReduceTemps, op.ReducedParams, op.ReducedInputs = 0, 0, 0
 		}
 	}

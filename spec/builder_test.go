@@ -72,3 +72,44 @@ func TestResidentLast(t *testing.T) {
 		t.Errorf("resident %v, want %v", g.Resident, want)
 	}
 }
+
+// TestLayerNormBlockedGrads: layer_norm's backward over more than 64 × 1024
+// rows of few columns makes its weight's and bias's gradients through
+// partial-sum buffers and a sum each (measured on BERT over 260 × 512
+// tokens): the first gradients, two [1365, 768] buffers, then per
+// parameter its gradient, the sum's staging and semaphores (freed at
+// once) and the first gradient freed. At 65,536 rows, at 2,112 columns and
+// in inference the kernels write the gradients directly.
+func TestLayerNormBlockedGrads(t *testing.T) {
+	var g *Graph
+	ln := func(mode Mode, rows, cols int64) *Op {
+		b := NewBuilder(Training{Mode: mode, BatchSize: 1})
+		w, bias := b.Param("w", []int64{cols}, FP32), b.Param("b", []int64{cols}, FP32)
+		x := b.Param("x", []int64{rows, cols}, FP32) // requires grad, as an activation would
+		out := b.LayerNorm("ln", x, w, bias)
+		g = b.g
+		return &b.g.Ops[b.g.Tensors[out].Op]
+	}
+	op := ln(ModeTrain, 260*512, 768)
+	var sizes []int64
+	for _, id := range op.BackwardTemps {
+		sizes = append(sizes, g.Tensors[id].Bytes)
+	}
+	if want := []int64{3072, 3072, 4193280, 4193280, 8650752, 24, 8650752, 24}; !slices.Equal(sizes, want) {
+		t.Errorf("backward temps %v, want %v", sizes, want)
+	}
+	want := []BackwardStep{{StepMakeTemp, 0}, {StepMakeTemp, 1}, {StepMakeTemp, 2}, {StepMakeTemp, 3},
+		{StepParamGrad, 0}, {StepMakeTemp, 4}, {StepMakeTemp, 5}, {StepFreeTemp, 5}, {StepFreeTemp, 4}, {StepFreeTemp, 0},
+		{StepParamGrad, 1}, {StepMakeTemp, 6}, {StepMakeTemp, 7}, {StepFreeTemp, 7}, {StepFreeTemp, 6}, {StepFreeTemp, 1}}
+	if !slices.Equal(op.BackwardScript, want) {
+		t.Errorf("script %v, want %v", op.BackwardScript, want)
+	}
+	for _, c := range []struct {
+		mode       Mode
+		rows, cols int64
+	}{{ModeTrain, 64 * 1024, 768}, {ModeTrain, 260 * 512, 2112}, {ModeInference, 260 * 512, 768}} {
+		if op := ln(c.mode, c.rows, c.cols); len(op.BackwardTemps) != 0 || op.BackwardScript != nil {
+			t.Errorf("%v over [%d, %d]: temps %v, script %v; want none", c.mode, c.rows, c.cols, op.BackwardTemps, op.BackwardScript)
+		}
+	}
+}

@@ -205,7 +205,32 @@ type Op struct {
 	// reduction temps (ReduceTemps) are made — a reduction the kernel runs
 	// after its other work (conv's bias gradient, after the weight pass).
 	ReduceAfterTemps bool `json:"reduce_after_temps,omitempty"`
+	// BackwardScript, when set, is the order of everything the backward
+	// makes after its input gradients — each backward temporary made or
+	// freed, each parameter's gradient — for a kernel whose order the
+	// fields above cannot say (layer_norm's blocked weight and bias sums).
+	// The temporaries still live at its end go, last first.
+	BackwardScript []BackwardStep `json:"backward_script,omitempty"`
 }
+
+// BackwardStep is one step of an Op.BackwardScript.
+type BackwardStep struct {
+	Kind BackwardStepKind `json:"kind"`
+	// Index is the backward temporary's (in Op.BackwardTemps) or the
+	// parameter's (in Op.Params).
+	Index int `json:"index"`
+}
+
+// BackwardStepKind is what a BackwardStep does.
+type BackwardStepKind int
+
+// The steps: make a backward temporary, free one, make a parameter's
+// gradient.
+const (
+	StepMakeTemp BackwardStepKind = iota
+	StepFreeTemp
+	StepParamGrad
+)
 
 // DirectParams returns the parameters whose gradients the op's backward
 // makes itself: all but the last ReducedParams, which the engine's
