@@ -273,14 +273,15 @@ func (r *replay) apply(q *request) {
 	switch q.kind {
 	case reqAlloc:
 		bytes := q.bytes
-		plan := r.convPlan(q)
-		if plan > 0 && r.convFallback[plan] {
+		if r.convFallback != nil && r.convFallback[r.convPlan(q)] {
 			bytes = 0 // the engine that replaced it needs no workspace
 		}
 		blk, err := r.a.Malloc(bytes, q.stream)
-		if err != nil && plan > 0 && IsOutOfMemory(err) {
-			blk, err = r.convWorkspaceFallback(q, plan)
-			bytes = 0
+		if err != nil && IsOutOfMemory(err) {
+			if plan := r.convPlan(q); plan > 0 {
+				blk, err = r.convWorkspaceFallback(q, plan)
+				bytes = 0
+			}
 		}
 		if err != nil {
 			r.fail(r.allocError(q, err))

@@ -764,7 +764,8 @@ func (s *sim) backwardOp(i int) error {
 			out = append(out, pendingGrad{op.Inputs[k], b, k})
 		}
 	}
-	if (!op.WeightGradFirst || op.Flow != spec.GradNew) && op.BackwardScript == nil {
+	script := s.g.Script(op)
+	if (!op.WeightGradFirst || op.Flow != spec.GradNew) && script == nil {
 		if err := s.makeParamGrads(op.DirectParams(), &made); err != nil {
 			return err
 		}
@@ -778,8 +779,8 @@ func (s *sim) backwardOp(i int) error {
 	// the engine releases the node's variables, after its incoming
 	// gradients.
 	recomputed := s.checkpointed(op) && s.recomputed[op.Block]
-	if op.BackwardScript != nil {
-		if err := s.backwardScript(op, &made); err != nil {
+	if script != nil {
+		if err := s.backwardScript(op, script, &made); err != nil {
 			return err
 		}
 	} else if err := s.backwardTemps(i, recomputed, op.BackwardTempsFirst, len(op.BackwardTemps), &made); err != nil {
@@ -870,10 +871,10 @@ func (s *sim) backwardTemps(i int, recomputed bool, from, to int, made *[]madeGr
 	return nil
 }
 
-// backwardScript runs op's Op.BackwardScript: its temporaries made and
-// freed, its parameters' gradients made, in the script's order.
-func (s *sim) backwardScript(op *spec.Op, made *[]madeGrad) error {
-	for _, st := range op.BackwardScript {
+// backwardScript runs op's backward script (Op.BackwardScript): its
+// temporaries made and freed, its parameters' gradients made, in order.
+func (s *sim) backwardScript(op *spec.Op, script []spec.BackwardStep, made *[]madeGrad) error {
+	for _, st := range script {
 		switch st.Kind {
 		case spec.StepMakeTemp:
 			if err := s.alloc(op.BackwardTemps[st.Index], spec.RoleTemporary); err != nil {

@@ -194,6 +194,18 @@ func (b *Builder) ResidentLast(ids ...TensorID) {
 	}
 }
 
+// script returns the Op.BackwardScript of steps: an equal script already
+// in the graph is shared (layers alike have one, as Repeat's copies do).
+func (b *Builder) script(steps []BackwardStep) int32 {
+	for i, have := range b.g.BackwardScripts {
+		if slices.Equal(have, steps) {
+			return int32(i + 1)
+		}
+	}
+	b.g.BackwardScripts = append(b.g.BackwardScripts, steps)
+	return int32(len(b.g.BackwardScripts))
+}
+
 // Input adds a batch tensor, resident before the step.
 func (b *Builder) Input(name string, shape []int64, dt DType) TensorID {
 	id := b.newTensor(name, shape, dt, RoleInput)
@@ -391,13 +403,15 @@ func (b *Builder) Emit(s OpSpec) []TensorID {
 		op.BackwardTempsFreedBy = s.BackwardTempsFreedBy
 		op.BackwardTempsFirst = s.BackwardTempsFirst
 		op.ReduceAfterTemps = s.ReduceAfterTemps
-		op.BackwardScript = s.BackwardScript
+		if s.BackwardScript != nil {
+			op.BackwardScript = b.script(s.BackwardScript)
+		}
 		if !reqGrad {
 			op.Saved = nil
 			op.BackwardTemps = nil
 			op.BackwardTempsFreedBy = nil
 			op.BackwardTempsFirst, op.ReduceAfterTemps = 0, false
-			op.BackwardScript = nil
+			op.BackwardScript = 0
 			op.ReduceTemps, op.ReducedParams, op.ReducedInputs = 0, 0, 0
 		}
 	}

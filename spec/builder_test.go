@@ -101,15 +101,15 @@ func TestLayerNormBlockedGrads(t *testing.T) {
 	want := []BackwardStep{{StepMakeTemp, 0}, {StepMakeTemp, 1}, {StepMakeTemp, 2}, {StepMakeTemp, 3},
 		{StepParamGrad, 0}, {StepMakeTemp, 4}, {StepMakeTemp, 5}, {StepFreeTemp, 5}, {StepFreeTemp, 4}, {StepFreeTemp, 0},
 		{StepParamGrad, 1}, {StepMakeTemp, 6}, {StepMakeTemp, 7}, {StepFreeTemp, 7}, {StepFreeTemp, 6}, {StepFreeTemp, 1}}
-	if !slices.Equal(op.BackwardScript, want) {
-		t.Errorf("script %v, want %v", op.BackwardScript, want)
+	if got := g.Script(op); !slices.Equal(got, want) {
+		t.Errorf("script %v, want %v", got, want)
 	}
 	for _, c := range []struct {
 		mode       Mode
 		rows, cols int64
 	}{{ModeTrain, 64 * 1024, 768}, {ModeTrain, 260 * 512, 2112}, {ModeInference, 260 * 512, 768}} {
-		if op := ln(c.mode, c.rows, c.cols); len(op.BackwardTemps) != 0 || op.BackwardScript != nil {
-			t.Errorf("%v over [%d, %d]: temps %v, script %v; want none", c.mode, c.rows, c.cols, op.BackwardTemps, op.BackwardScript)
+		if op := ln(c.mode, c.rows, c.cols); len(op.BackwardTemps) != 0 || g.Script(op) != nil {
+			t.Errorf("%v over [%d, %d]: temps %v, script %v; want none", c.mode, c.rows, c.cols, op.BackwardTemps, g.Script(op))
 		}
 	}
 }

@@ -73,15 +73,15 @@ type Tensor struct {
 	// Cached marks a tensor a cache holds until the end of the forward (the
 	// autocast weight-cast cache), even when no later op reads it.
 	Cached bool `json:"cached,omitempty"`
-	// HeldUntil, when >= 0, is the index of the op after which a Python local
-	// stops holding the tensor (a variable that lives to the end of a
-	// module's forward); until then it is not freed even when unused.
-	HeldUntil int `json:"held_until,omitempty"`
-	// ConvPlan marks a cuDNN convolution's workspace: ConvPlanKey of its
+	// ConvPlan (in Cached's padding) marks a cuDNN convolution's workspace: ConvPlanKey of its
 	// geometry and pass (0 for any other tensor). PyTorch keeps one engine
 	// per key and, when an engine's workspace cannot be allocated, runs the
 	// next one (try_plans), which then serves every convolution of the key.
 	ConvPlan int32 `json:"conv_plan,omitempty"`
+	// HeldUntil, when >= 0, is the index of the op after which a Python local
+	// stops holding the tensor (a variable that lives to the end of a
+	// module's forward); until then it is not freed even when unused.
+	HeldUntil int `json:"held_until,omitempty"`
 }
 
 // ConvPlanKey names the cuDNN engine a convolution of the graph's geometry
@@ -205,12 +205,22 @@ type Op struct {
 	// reduction temps (ReduceTemps) are made — a reduction the kernel runs
 	// after its other work (conv's bias gradient, after the weight pass).
 	ReduceAfterTemps bool `json:"reduce_after_temps,omitempty"`
-	// BackwardScript, when set, is the order of everything the backward
-	// makes after its input gradients — each backward temporary made or
-	// freed, each parameter's gradient — for a kernel whose order the
-	// fields above cannot say (layer_norm's blocked weight and bias sums).
-	// The temporaries still live at its end go, last first.
-	BackwardScript []BackwardStep `json:"backward_script,omitempty"`
+	// BackwardScript, when not 0, is 1 + the index in Graph.BackwardScripts
+	// of the order of everything the backward makes after its input
+	// gradients — each backward temporary made or freed, each parameter's
+	// gradient — for a kernel whose order the fields above cannot say
+	// (layer_norm's blocked weight and bias sums); Graph.Script returns it.
+	// The temporaries still live at its end go, last first. (An index, in
+	// ReduceAfterTemps' padding, keeps Op's size.)
+	BackwardScript int32 `json:"backward_script,omitempty"`
+}
+
+// Script returns op's backward script (Op.BackwardScript), nil for none.
+func (g *Graph) Script(op *Op) []BackwardStep {
+	if op.BackwardScript == 0 {
+		return nil
+	}
+	return g.BackwardScripts[op.BackwardScript-1]
 }
 
 // BackwardStep is one step of an Op.BackwardScript.
@@ -255,6 +265,8 @@ type Graph struct {
 	Outputs  []TensorID `json:"outputs,omitempty"`
 	// Blocks is the number of checkpointable blocks (Op.Block < Blocks).
 	Blocks int `json:"blocks"`
+	// BackwardScripts are the ops' backward scripts (Op.BackwardScript).
+	BackwardScripts [][]BackwardStep `json:"backward_scripts,omitempty"`
 	// Convs lists each distinct cuDNN convolution geometry of the graph,
 	// in first-use order, with where its workspaces were sized from (the
 	// least measured of its passes).
