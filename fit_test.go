@@ -79,6 +79,7 @@ func TestFitBoundaryAsMeasured(t *testing.T) {
 	for ex, want := range map[string]string{"examples/gpt2-fp32-adamw-b8.yaml": "74", "examples/tinyllama-bf16-adamw-b4.yaml": "28",
 		"examples/gpt2-amp-adamw-b8.yaml": "94", "examples/bert-base-mlm-fp32-adamw-b8.yaml": "260", "examples/qwen2-amp-bf16-adamw-b4.yaml": "37",
 		"examples/llama3.2-1b-hf-config-bf16-adamw-b4.yaml": "20", "examples/resnet50-fp32-sgd-b64.yaml": "1708",
+		"examples/measured/gpt2-fp32-infer-b8.yaml": "480", "examples/holdout/tinyllama-bf16-infer-b8-s1024.yaml": "1279",
 		// At 58 the logits' gradient finds no free block of its 14.16 GiB
 		// (measured and estimated: 23.47 GiB cached in smaller ones); 61 runs.
 		"examples/mistral-bf16-adamw-b2.yaml": "57 (above it fragmentation decides: 61, 64–65 also fit, 58–60, 62–63 do not)"} {
