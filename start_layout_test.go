@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,23 +16,10 @@ import (
 // blocks as [size, requested, allocated]).
 func measuredStartSegments(t *testing.T, path string) []allocator.Segment {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	var head struct {
 		Initial [][]json.RawMessage `json:"initial_segments"`
 	}
-	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &head) != nil {
-		t.Fatalf("%s: no header line", path)
-	}
+	openTrace(t, path, &head)
 	var out []allocator.Segment
 	for _, raw := range head.Initial {
 		var seg allocator.Segment

@@ -73,23 +73,10 @@ func traceRequests(t *testing.T, path string) ([]poolRequest, int) {
 // inside it count.
 func traceStepRequests(t *testing.T, path string, step int) ([]poolRequest, int, bool) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var head struct {
 		Marks map[string]int `json:"marks"`
 	}
-	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &head) != nil {
-		t.Fatalf("%s: no header line", path)
-	}
+	sc := openTrace(t, path, &head)
 	prefix, iteration := fmt.Sprintf("%d.", step), min(step+1, 2)
 	if step < 0 {
 		prefix, iteration = "", 2
@@ -274,6 +261,28 @@ func estimatedRequests(r *estimate.Result, iteration int) []poolRequest {
 		}
 	}
 	return est
+}
+
+// openTrace opens a gzipped JSON-lines trace, decodes its header line
+// into head and returns a scanner at the next line; the file is closed
+// when the test ends.
+func openTrace(t *testing.T, path string, head any) *bufio.Scanner {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	if !sc.Scan() || json.Unmarshal(sc.Bytes(), head) != nil {
+		t.Fatalf("%s: no header line", path)
+	}
+	return sc
 }
 
 // poolName names the large (above 1 MiB) or the small pool.
