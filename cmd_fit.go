@@ -934,9 +934,25 @@ func sweepRow(p *planner, point [][2]string) (row, warnings []string) {
 	if err != nil {
 		return append(row, "", "", "", "", "", "", firstLine(err)), nil
 	}
+	// A note about the point's own run (Result.Notes) is said with the point.
+	for _, w := range r.Warnings {
+		if slices.Contains(r.Notes, w) {
+			w = pointName(point) + ": " + w
+		}
+		warnings = append(warnings, w)
+	}
 	// alloc_retries: how often the point's allocator released its cached
 	// blocks to fit the GPU (0 when it never reached it).
-	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), fmt.Sprint(r.AllocRetries), ""), r.Warnings
+	return append(row, fmt.Sprint(r.Peak.AllocatedBytes), fmt.Sprint(r.Peak.ReservedBytes), fmt.Sprint(r.Peak.DeviceUsedBytes), fmt.Sprint(r.Peak.Iteration), r.Peak.Phase.String(), fmt.Sprint(r.AllocRetries), ""), warnings
+}
+
+// pointName is a grid point as --set would give it: key=value, …
+func pointName(point [][2]string) string {
+	parts := make([]string, len(point))
+	for i, kv := range point {
+		parts[i] = kv[0] + "=" + kv[1]
+	}
+	return strings.Join(parts, " ")
 }
 
 // printWarnings writes each distinct warning once to stderr, in order:

@@ -134,3 +134,18 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// A sweep says which point a note about its own run belongs to (cuDNN's
+// workspace fallback at the H200's limit, ResNet-50 at 1705), and the JSON
+// of a single estimate lists it among its notes.
+func TestSweepNamesPointNotes(t *testing.T) {
+	_, _, stderr := runCLI("estimate", "examples/resnet50-fp32-sgd-b64.yaml", "--set", "training.batch_size=64,1705")
+	if !strings.Contains(stderr, "warning: training.batch_size=1705: iteration ") || strings.Contains(stderr, "training.batch_size=64:") {
+		t.Errorf("sweep warnings:\n%s", stderr)
+	}
+	_, out, _ := runCLI("estimate", "examples/holdout64/resnet50-fp32-sgd-b1708.yaml", "--format", "json")
+	var r struct{ Notes, Warnings []string }
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "cuDNN's next engine") {
+		t.Errorf("notes %q (%v)", r.Notes, err)
+	}
+}

@@ -52,6 +52,10 @@ type Result struct {
 	Peak       Peak           `json:"peak"`
 	Terms      []Term         `json:"terms"`
 	Warnings   []string       `json:"warnings"`
+	// Notes are the warnings about this run's simulation rather than its
+	// description (cuDNN's engine fallback at the device's limit), also in
+	// Warnings: a sweep names the point they belong to.
+	Notes []string `json:"notes,omitempty"`
 	// AllocRetries counts the times the allocator released its cached
 	// blocks to retry a cudaMalloc at the device's limit (PyTorch's
 	// num_alloc_retries): 0 unless the run was limited (Options.Device).

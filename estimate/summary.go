@@ -29,6 +29,7 @@ func (s *sim) result() *Result {
 		Timeline:      s.rp.events,
 		StartSegments: s.rp.startSegments,
 		Warnings:      []string{},
+		Notes:         s.rp.notes,
 
 		AllocRetries: s.a.Stats().NumAllocRetries,
 	}
