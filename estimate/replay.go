@@ -380,18 +380,15 @@ func (r *replay) convPlan(q *request) int32 {
 // try_plans), which then serves every convolution of the key. The engines
 // after the first, and their workspaces, are cuDNN's heuristics and not in
 // the tables; the next engine is taken to need no workspace. The block is
-// a 0-byte one, so the ids the timeline handed out stay in step.
+// a 0-byte one, so the ids the timeline handed out stay in step. A request
+// with a plan names its tensor (convPlan).
 func (r *replay) convWorkspaceFallback(q *request, plan int32) (allocator.BlockID, error) {
 	if r.convFallback == nil {
 		r.convFallback = map[int32]bool{}
 	}
 	r.convFallback[plan] = true
-	name := q.name + q.suffix
-	if q.tensor != spec.NoTensor {
-		name = r.g.Tensors[q.tensor].Name
-	}
 	r.notes = append(r.notes, fmt.Sprintf("iteration %d %s: %s (%.1f MiB) could not be allocated even after releasing the cache; PyTorch then runs cuDNN's next engine, modelled as one with no workspace, for every convolution of that shape and pass from there on",
-		r.iteration, r.phase, name, float64(q.bytes)/(1<<20)))
+		r.iteration, r.phase, r.g.Tensors[q.tensor].Name, float64(q.bytes)/(1<<20)))
 	return r.a.Malloc(0, q.stream)
 }
 

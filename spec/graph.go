@@ -73,10 +73,11 @@ type Tensor struct {
 	// Cached marks a tensor a cache holds until the end of the forward (the
 	// autocast weight-cast cache), even when no later op reads it.
 	Cached bool `json:"cached,omitempty"`
-	// ConvPlan (in Cached's padding) marks a cuDNN convolution's workspace: ConvPlanKey of its
+	// ConvPlan marks a cuDNN convolution's workspace: ConvPlanKey of its
 	// geometry and pass (0 for any other tensor). PyTorch keeps one engine
 	// per key and, when an engine's workspace cannot be allocated, runs the
-	// next one (try_plans), which then serves every convolution of the key.
+	// next one (try_plans), which then serves every convolution of the
+	// key. (It sits in Cached's padding, keeping Tensor's size.)
 	ConvPlan int32 `json:"conv_plan,omitempty"`
 	// HeldUntil, when >= 0, is the index of the op after which a Python local
 	// stops holding the tensor (a variable that lives to the end of a

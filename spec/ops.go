@@ -510,11 +510,7 @@ func (b *Builder) LayerNorm(name string, x, w, bias TensorID) TensorID {
 // 8,650,752-byte staging and 24-byte semaphores. None (nil, nil) on the
 // other path, whose kernels write the gradients directly.
 func (b *Builder) layerNormBlockedGrads(params []TensorID, shape []int64) ([]TensorSpec, []BackwardStep) {
-	n := shape[len(shape)-1]
-	m := int64(1)
-	for _, d := range shape[:len(shape)-1] {
-		m *= d
-	}
+	m, n := rows(shape), shape[len(shape)-1]
 	if !b.Train() || m <= 64*1024 || n/32 >= reduceSMs/2 {
 		return nil, nil
 	}
@@ -528,7 +524,7 @@ func (b *Builder) layerNormBlockedGrads(params []TensorID, shape []int64) ([]Ten
 		return nil, nil
 	}
 	dt := b.DType(params[trained[0]])
-	rows := min(ceilDiv(m, 32), 32768/ceilDiv(n, 32))
+	blockRows := min(ceilDiv(m, 32), 32768/ceilDiv(n, 32))
 	var temps []TensorSpec
 	var script []BackwardStep
 	add := func(ts TensorSpec) int {
@@ -546,18 +542,17 @@ func (b *Builder) layerNormBlockedGrads(params []TensorID, shape []int64) ([]Ten
 		first[i] = add(TS(short(k)+"_grad_first", dt, n))
 	}
 	for _, k := range trained {
-		add(TS(short(k)+"_grad_blocks", dt, rows, n))
+		add(TS(short(k)+"_grad_blocks", dt, blockRows, n))
 	}
-	buf, sem := SumStaging(rows, n)
+	buf, sem := SumStaging(blockRows, n)
 	for i, k := range trained {
 		script = append(script, BackwardStep{Kind: StepParamGrad, Index: k})
-		staging, semaphores := -1, -1
+		staging := -1
 		if buf > 0 {
 			staging = add(TS(short(k)+"_sum_staging", UInt8, buf))
 		}
 		if sem > 0 {
-			semaphores = add(TS(short(k)+"_sum_semaphores", UInt8, sem))
-			free(semaphores)
+			free(add(TS(short(k)+"_sum_semaphores", UInt8, sem)))
 		}
 		if staging >= 0 {
 			free(staging)

@@ -1,6 +1,9 @@
 package allocator
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Segment is one segment of the allocator's memory map, as
 // torch.cuda.memory_snapshot() lists it: its address range, its pool and
@@ -49,14 +52,6 @@ func (a *Allocator) Segments() []Segment {
 		}
 		out = append(out, seg)
 	}
-	slices.SortFunc(out, func(x, y Segment) int {
-		switch {
-		case x.Addr < y.Addr:
-			return -1
-		case x.Addr > y.Addr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(x, y Segment) int { return cmp.Compare(x.Addr, y.Addr) })
 	return out
 }
