@@ -148,12 +148,19 @@ func withValue(settings [][2]string, key string, v int64) [][2]string {
 func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64, string, error) {
 	const maxValue = int64(1) << 24
 	note := ""
-	peak := func(v int64) (int64, bool, error) {
-		r, err := p.estimate(withValue(settings, key, v)...)
+	// peak is v's figure on an unlimited device: one run, where the GPU's
+	// would run again at the GPU's size when the figure passes it. It only
+	// aims the search; the fits runs decide.
+	peak := func(v int64) (int64, error) {
+		m, prof, err := p.variant(withValue(settings, key, v))
 		if err != nil {
-			return 0, false, err
+			return 0, err
 		}
-		return r.Peak.DeviceUsedBytes, r.Peak.DeviceUsedBytes <= limit, nil
+		r, err := p.run(m, prof, estimate.Options{})
+		if err != nil {
+			return 0, err
+		}
+		return r.Peak.DeviceUsedBytes, nil
 	}
 	// fits treats an expansion error above 1 as "does not fit" and notes
 	// it; a run that passes the limit stops there.
@@ -178,7 +185,7 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 	// gives a slope that already includes the terms growing with the size.
 	ref := max(p.baseValue(key), 2)
 	guess := ref
-	if pr, _, err := peak(ref); err == nil && pr > p1 {
+	if pr, err := peak(ref); err == nil && pr > p1 {
 		guess = 1 + (limit-p1)*(ref-1)/(pr-p1)
 	}
 	guess = min(max(guess, 1), maxValue)
