@@ -331,8 +331,11 @@ func (b *Builder) writeCopies(w *copyWriter, first, to int, prefix func(int) str
 	g, c, d := b.g, w.c, w.d
 	n := to - first
 	at := copyPlaces{tensors: len(g.Tensors), ops: len(g.Ops), params: len(g.Params), resident: len(g.Resident), inputs: len(g.Inputs)}
-	g.Tensors = slices.Grow(g.Tensors, n*len(c.tensors))[:at.tensors+n*len(c.tensors)]
-	g.Ops = slices.Grow(g.Ops, n*len(c.ops))[:at.ops+n*len(c.ops)]
+	// Room for the copies and for what a model builds after its stack (a
+	// final norm, a head, the loss: less than two copies), so the lists are
+	// allocated once at their size.
+	g.Tensors = slices.Grow(g.Tensors, (n+2)*len(c.tensors)+tailRoom)[:at.tensors+n*len(c.tensors)]
+	g.Ops = slices.Grow(g.Ops, (n+2)*len(c.ops)+tailRoom)[:at.ops+n*len(c.ops)]
 	g.Params = slices.Grow(g.Params, n*len(c.newParams))[:at.params+n*len(c.newParams)]
 	g.Resident = slices.Grow(g.Resident, n*len(c.newResident))[:at.resident+n*len(c.newResident)]
 	g.Inputs = slices.Grow(g.Inputs, n*len(c.newInputs))[:at.inputs+n*len(c.newInputs)]
@@ -377,6 +380,9 @@ func (b *Builder) writeCopies(w *copyWriter, first, to int, prefix func(int) str
 	g.Blocks, b.block = on(c.blocks, d.blocks), on(c.block, d.block)
 	return TensorID(on(int(c.x), int(d.x)))
 }
+
+// tailRoom is room for tensors and ops past a written run, beyond two copies'.
+const tailRoom = 64
 
 // parallelCopies is the shortest run written in two halves at once.
 const parallelCopies = 16

@@ -72,7 +72,8 @@ func expandGPT2(m *spec.Model, o options) (*spec.Graph, error) {
 	g.pdt = t.Precision.ParamDType()
 	g.eager = t.Attention == spec.AttentionEager
 	b := c.newBuilder(o, t)
-	b.Grow(int(layers)*40, int(layers)*100)
+	// Room for the layers Repeat builds; it sizes the lists for the rest.
+	b.Grow(int(min(layers, 6))*40, int(min(layers, 6))*100)
 	g.b = b
 	ids, labels := textBatch(b, g.batch, seq, t.Mode == spec.ModeTrain)
 

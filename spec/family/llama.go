@@ -328,7 +328,8 @@ func expandLlama(m *spec.Model, v llamaVariant, o options) (*spec.Graph, error) 
 	l.pdt = t.Precision.ParamDType()
 	l.eager = t.Attention == spec.AttentionEager
 	b := c.newBuilder(o, t)
-	b.Grow(int(l.layers)*64, int(l.layers)*160)
+	// Room for the layers Repeat builds; it sizes the lists for the rest.
+	b.Grow(int(min(l.layers, 6))*64, int(min(l.layers, 6))*160)
 	l.b = b
 	ids, labels := textBatch(b, l.batch, seq, train)
 
