@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -446,7 +444,6 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer manyEstimates()()
 	limit := int64(float64(p.prof.TotalBytes) * (1 - h))
 	t := p.base.Training
 	// Every line is its own search or estimate: they run on every core
@@ -544,20 +541,6 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
-}
-
-// manyEstimates raises the garbage collector's target while a command runs
-// many estimates, and returns what restores it. Each estimate leaves about
-// 10 MB of short-lived garbage; collecting at 5× the live heap instead of
-// 2× made the 1,000-point 405B sweep 18% faster (20.5 → 16.8 s) for a
-// largest resident size of 147 MB instead of 67 MB. A GOGC the user set
-// is left alone.
-func manyEstimates() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	old := debug.SetGCPercent(400)
-	return func() { debug.SetGCPercent(old) }
 }
 
 // inParallel runs job(0) … job(n-1) on every core and returns their
@@ -724,7 +707,6 @@ func sweep(path, gpu, format string, sets []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	defer manyEstimates()()
 	type axis struct {
 		key    string
 		values []string

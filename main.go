@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -101,7 +102,25 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		printUsage(stderr, cmds)
 		return exitUsage
 	}
+	defer batchGC()()
 	return c.run(args[1:], stdout, stderr)
+}
+
+// batchGC raises the garbage collector's target while a command runs, and
+// returns what restores it. A command is a short batch job whose heap is
+// mostly its expanded graphs and simulations: each estimate leaves about
+// 10 MB of short-lived garbage, and at the default target (collect at 2×
+// the live heap) one 405B estimate from a fresh process collects three
+// times while it builds. Collecting at 5× made the 1,000-point 405B sweep
+// 18% faster (20.5 → 16.8 s) for a largest resident size of 147 MB instead
+// of 67 MB, and `memplan estimate` of the 405B 35–40 → 28–35 ms (session
+// 17, notes/speed.md). A GOGC the user set is left alone.
+func batchGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {
