@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -25,8 +26,9 @@ func BenchmarkFitLlama405B(b *testing.B) {
 	}
 }
 
-// BenchmarkSweep1000Llama405B estimates a 1,000-point grid (10 batch sizes ×
-// 100 sequence lengths) of the 405B model, concurrently on every CPU.
+// BenchmarkSweep1000Llama405B is `memplan estimate --set … --format csv` of
+// a 1,000-point grid (10 batch sizes × 100 sequence lengths) of the 405B
+// model: the points run concurrently on every CPU.
 func BenchmarkSweep1000Llama405B(b *testing.B) {
 	batches, seqs := "training.batch_size=", "training.seq_len="
 	for i := 1; i <= 10; i++ {
@@ -41,9 +43,23 @@ func BenchmarkSweep1000Llama405B(b *testing.B) {
 			seqs += ","
 		}
 	}
+	args := []string{"estimate", "examples/llama3.1-405b-bf16-adamw.yaml", "--set", batches, "--set", seqs, "--format", "csv"}
 	for i := 0; i < b.N; i++ {
-		if err := sweep("examples/llama3.1-405b-bf16-adamw.yaml", "", "csv", []string{batches, seqs}, discard{}, discard{}); err != nil {
-			b.Fatal(err)
+		if code := run(args, discard{}, discard{}); code != exitOK {
+			b.Fatalf("memplan %s: exit %d", strings.Join(args, " "), code)
+		}
+	}
+}
+
+// BenchmarkEstimateCommandLlama405B is `memplan estimate` of the 405B
+// example as a user runs it: the description read, expanded, simulated and
+// written as JSON (the estimate package's BenchmarkEstimateLlama405B times
+// the expansion and the simulation alone).
+func BenchmarkEstimateCommandLlama405B(b *testing.B) {
+	args := []string{"estimate", "examples/llama3.1-405b-bf16-adamw.yaml", "--format", "json"}
+	for i := 0; i < b.N; i++ {
+		if code := run(args, discard{}, discard{}); code != exitOK {
+			b.Fatalf("memplan %s: exit %d", strings.Join(args, " "), code)
 		}
 	}
 }
