@@ -87,3 +87,16 @@ func BenchmarkFitLlama405BOneGPU(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFitCommandLlama405BOneGPU is `memplan fit` of the 405B example on
+// one H200 as a user runs it: both searches, the table of options (each
+// estimated and searched) and the data-parallel table (each sharding
+// estimated at data 8 and searched over powers of two up to 1,024 ranks).
+func BenchmarkFitCommandLlama405BOneGPU(b *testing.B) {
+	args := []string{"fit", "examples/llama3.1-405b-bf16-adamw.yaml", "--gpu", "h200"}
+	for i := 0; i < b.N; i++ {
+		if code := run(args, discard{}, discard{}); code != exitOK {
+			b.Fatalf("memplan %s: exit %d", strings.Join(args, " "), code)
+		}
+	}
+}

@@ -34,7 +34,15 @@ type planner struct {
 	// serial leaves each estimate on one core: set when the caller already
 	// runs one estimate per core (sweeps).
 	serial bool
+	// graphs shares an expanded graph among the variants that differ only
+	// in what the expansion does not read (the data-parallel layout, the
+	// optimizer, the allocator's settings).
+	graphs *family.Cache
 }
+
+// plannerGraphs is how many expanded graphs a planner keeps: enough for
+// the variants fit's lines estimate in turn on two cores.
+const plannerGraphs = 4
 
 func newPlanner(path, gpu string) (*planner, error) {
 	m, err := spec.Load(path)
@@ -49,7 +57,7 @@ func newPlanner(path, gpu string) (*planner, error) {
 		return nil, err
 	}
 	m.Training.ConvWorkspaces = prof.ConvTable()
-	return &planner{base: m, prof: prof}, nil
+	return &planner{base: m, prof: prof, graphs: family.NewCache(plannerGraphs)}, nil
 }
 
 // estimate runs one variant on its GPU (estimate.Options.OnDevice):
@@ -79,7 +87,7 @@ func (p *planner) variant(settings [][2]string) (*spec.Model, *calibrate.Profile
 // run expands a variant and runs it with opt (PeaksOnly, and on both cores
 // unless the planner runs one estimate per core).
 func (p *planner) run(m *spec.Model, prof *calibrate.Profile, opt estimate.Options) (*estimate.Result, error) {
-	g, err := family.Expand(m)
+	g, err := p.graphs.Expand(m)
 	if err != nil {
 		return nil, err
 	}

@@ -162,6 +162,7 @@ type sim struct {
 	bwd         backwardScratch
 	pendingLeft []int32
 
+	// lv is the step's liveness, worked out by walk once the model is loaded.
 	lv *liveness
 	// stor maps every tensor to the tensor owning its memory (aliases resolved once).
 	stor       []spec.TensorID
@@ -239,7 +240,6 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	for i := range s.stor {
 		s.stor[i] = g.Storage(spec.TensorID(i))
 	}
-	s.lv = s.prepare()
 	s.par = newParallelSim(s)
 	s.fused = loadsFusedModule(g)
 	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
@@ -326,6 +326,11 @@ func (s *sim) walk() error {
 	if err := s.allocResident(); err != nil {
 		return err
 	}
+	// The liveness of the step's tensors is worked out only now: a run
+	// that stops at its limit while the model loads (fit's searches stop
+	// most of theirs there) never needs it, and a concurrent replay is
+	// meanwhile taking the model's blocks.
+	s.lv = s.prepare()
 	limited := s.opt.Device > 0 || s.opt.Capacity > 0
 	last := simulatedIterations
 	if limited {

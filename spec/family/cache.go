@@ -1,0 +1,79 @@
+package family
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"sync"
+
+	"github.com/memplan/memplan/spec"
+)
+
+// Cache expands descriptions and keeps the last few graphs, for commands
+// that estimate many variants of one description (fit's tables, sweeps).
+// Variants that differ only in settings the expansion does not read — the
+// data-parallel layout but for tensor ranks, the optimizer, the
+// allocator's settings, the GPU — share one graph: fit's data-parallel
+// table estimates one graph at up to eleven layouts per sharding, and each
+// of its options is estimated and then searched from the same batch.
+// Graphs are read-only to the estimates that share them. A Cache is safe
+// for concurrent use; concurrent expansions of one graph run once.
+type Cache struct {
+	mu      sync.Mutex
+	size    int
+	entries []*cacheEntry // least recently used first
+}
+
+type cacheEntry struct {
+	key  [sha256.Size]byte
+	done chan struct{} // closed once g and err are set
+	g    *spec.Graph
+	err  error
+}
+
+// NewCache returns a cache that keeps the size graphs used last (each
+// holds a whole expanded model: a 405B's is about 7 MB).
+func NewCache(size int) *Cache { return &Cache{size: max(size, 1)} }
+
+// Expand is family.Expand, sharing the graph of an earlier call whose
+// description differs only in settings the expansion does not read.
+func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
+	key := expansionKey(m)
+	c.mu.Lock()
+	for i, e := range c.entries {
+		if e.key == key {
+			copy(c.entries[i:], c.entries[i+1:])
+			c.entries[len(c.entries)-1] = e
+			c.mu.Unlock()
+			<-e.done
+			return e.g, e.err
+		}
+	}
+	e := &cacheEntry{key: key, done: make(chan struct{})}
+	if len(c.entries) == c.size {
+		c.entries = c.entries[1:]
+	}
+	c.entries = append(c.entries, e)
+	c.mu.Unlock()
+	e.g, e.err = Expand(m)
+	close(e.done)
+	return e.g, e.err
+}
+
+// expansionKey identifies what Expand reads of m: the description less the
+// settings it does not (family_test.go's TestCacheKeyLeavesOutWhatExpandIgnores
+// checks, for every bundled description, that changing those leaves the
+// graph as it was).
+func expansionKey(m *spec.Model) [sha256.Size]byte {
+	k := *m
+	k.GPU, k.GPUBase, k.Pos = "", "", nil
+	t := &k.Training
+	t.Pos = nil
+	t.Allocator = spec.AllocatorOptions{}
+	t.Optimizer, t.OptimizerImpl, t.Momentum = 0, 0, 0
+	t.Parallel = spec.Parallel{Tensor: t.Parallel.Tensor}
+	h := sha256.New()
+	fmt.Fprintf(h, "%+v", k)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
