@@ -60,7 +60,7 @@ func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
 }
 
 // expansionKey identifies what Expand reads of m: the description less the
-// settings it does not (family_test.go's TestCacheKeyLeavesOutWhatExpandIgnores
+// settings it does not (TestCacheKeyLeavesOutWhatExpandIgnores
 // checks, for every bundled description, that changing those leaves the
 // graph as it was).
 func expansionKey(m *spec.Model) [sha256.Size]byte {
