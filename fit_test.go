@@ -80,6 +80,9 @@ func TestFitBoundaryAsMeasured(t *testing.T) {
 		"examples/gpt2-amp-adamw-b8.yaml": "94", "examples/bert-base-mlm-fp32-adamw-b8.yaml": "260", "examples/qwen2-amp-bf16-adamw-b4.yaml": "37",
 		"examples/llama3.2-1b-hf-config-bf16-adamw-b4.yaml": "20", "examples/resnet50-fp32-sgd-b64.yaml": "1708",
 		"examples/measured/gpt2-fp32-infer-b8.yaml": "480", "examples/holdout/tinyllama-bf16-infer-b8-s1024.yaml": "1279",
+		// holdout68: published configs, from the description at fit's answer.
+		"examples/holdout68/gemma3-1b-bf16-adamw-s1024-b21.yaml": "21", "examples/holdout68/gpt2-medium-amp-bf16-adamw-s1024-b48.yaml": "48",
+		"examples/holdout68/phi3-mini-bf16-adamw-fused-ckpt-s2048-b86.yaml": "86", "examples/holdout68/qwen3-0.6b-amp-bf16-adamw-s2048-b15.yaml": "15",
 		// At 58 the logits' gradient finds no free block of its 14.16 GiB
 		// (measured and estimated: 23.47 GiB cached in smaller ones); 61 runs.
 		"examples/mistral-bf16-adamw-b2.yaml": "57 (above it fragmentation decides: 61, 64–65 also fit, 58–60, 62–63 do not)"} {
