@@ -361,10 +361,6 @@ var traceMisses = map[string]map[string]string{
 	"resnet50-fp32-sgd-b1701": {"large": pastBatches},
 	"resnet50-fp32-sgd-b1702": {"large": pastBatches, "small": afterFallback},
 	"resnet50-fp32-sgd-b1708": {"large": pastBatches, "small": afterFallback},
-	// GPT-2 over 96,256 tokens: the embedding backward's cub scan scratch
-	// asks for at most 2048 bytes where scanScratch's line through three
-	// measured lengths (to 32,000) says 2,303: one small-pool request.
-	"gpt2-amp-adamw-b94": {"small": "the embedding backward's exclusive-sum scratch past 32,000 segments (scanScratch's measured range): at most 2,048 bytes, not 2,303"},
 }
 
 // laterSteps starts the reason of a miss only in the steps after the

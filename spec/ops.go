@@ -266,7 +266,7 @@ func sortedEmbeddingBackwardTemps(n, rows, width int64, dt DType) ([]TensorSpec,
 		TS("sorted_indices", Int64, n), TS("orig_indices", Int64, n), // 0, 1
 		TS("sort_values", Int64, n), TS("sort_scratch", UInt8, radixSortScratch(n)), // 2, 3
 		TS("segment_offsets", Int64, n), TS("num_of_segments", Int64), // 4, 5
-		TS("unique_keys", Int64, n), TS("unique_scratch", UInt8, 1279), // 6, 7
+		TS("unique_keys", Int64, n), TS("unique_scratch", UInt8, uniqueScratch(n)), // 6, 7
 		TS("partials_per_segment", Int64, segments), TS("partials_per_segment_offset", Int64, segments), // 8, 9
 		TS("scan_scratch", UInt8, scanScratch(segments)), TS("num_of_partial_segments", Int64), // 10, 11
 		TS("partial_segment_offset", Int64, partials), // 12
@@ -296,12 +296,26 @@ func radixSortScratch(n int64) int64 {
 	return 2*alt + 16895 + 1024*((n+4607)/4608)
 }
 
-// scanScratch is cub's temp storage for the exclusive sum over m int64
-// partial counts (1279 bytes up to 8192, 1535 at 16384, 1791 at 32000:
-// 256 bytes more per 12288 items).
-func scanScratch(m int64) int64 {
-	return 1279 + 256*((max(m, 1)-1)/12288)
+// cubScratch is the temp storage cub asks for in a decoupled look-back
+// pass over items in tiles of tile items (testdata/cub: the requests of
+// embedding_dense_backward at 16 values of each length, to 2,097,152):
+// the tiles' 16-byte descriptors after 32 of padding, aligned to 256
+// bytes, then a second 256-byte-aligned allocation, and 255 bytes to align
+// the whole.
+func cubScratch(items, tile int64) int64 {
+	tiles := (max(items, 1) + tile - 1) / tile
+	return ((tiles+32)*16+255)/256*256 + 256 + 255
 }
+
+// scanScratch is cub's temp storage for the exclusive sum over m int64
+// partial counts: tiles of 896 (1,279 bytes up to 12,544 items, 10,495 at
+// 524,288).
+func scanScratch(m int64) int64 { return cubScratch(m, 896) }
+
+// uniqueScratch is cub's temp storage for unique_by_key over n int64 sorted
+// indices: tiles of 4,480 (1,279 bytes up to 71,680 items, 8,703 at
+// 2,097,152; the measured lengths allow tiles of 4,468 to 4,518).
+func uniqueScratch(n int64) int64 { return cubScratch(n, 4480) }
 
 // ReLU saves its output; in place it writes over x.
 func (b *Builder) ReLU(name string, x TensorID, inplace bool) TensorID {
