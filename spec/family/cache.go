@@ -2,6 +2,7 @@ package family
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -54,10 +55,16 @@ func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
 	}
 	c.entries = append(c.entries, e)
 	c.mu.Unlock()
+	// An expansion that panics (a bug) still releases the calls waiting
+	// for it, with an error, and panics on its own goroutine.
+	e.err = errExpansionPanicked
+	defer close(e.done)
 	e.g, e.err = Expand(m)
-	close(e.done)
 	return e.g, e.err
 }
+
+// errExpansionPanicked is what waits on an expansion that panicked get.
+var errExpansionPanicked = errors.New("family: the expansion of this description panicked (a bug in memplan)")
 
 // expansionKey identifies what Expand reads of m: the description less the
 // settings it does not (TestCacheKeyLeavesOutWhatExpandIgnores
