@@ -40,9 +40,14 @@ type planner struct {
 	graphs *family.Cache
 }
 
-// plannerGraphs is how many expanded graphs a planner keeps: enough for
-// the variants fit's lines estimate in turn on two cores.
-const plannerGraphs = 4
+// plannerGraphs is how many expanded graphs a planner keeps, up to
+// plannerGraphBytes of them: enough for the variants fit's lines estimate
+// in turn on two cores, without holding several graphs of a model far
+// larger than the 405B.
+const (
+	plannerGraphs     = 4
+	plannerGraphBytes = 128 << 20
+)
 
 func newPlanner(path, gpu string) (*planner, error) {
 	m, err := spec.Load(path)
@@ -57,7 +62,7 @@ func newPlanner(path, gpu string) (*planner, error) {
 		return nil, err
 	}
 	m.Training.ConvWorkspaces = prof.ConvTable()
-	return &planner{base: m, prof: prof, graphs: family.NewCache(plannerGraphs)}, nil
+	return &planner{base: m, prof: prof, graphs: family.NewCache(plannerGraphs, plannerGraphBytes)}, nil
 }
 
 // estimate runs one variant on its GPU (estimate.Options.OnDevice):

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/memplan/memplan/spec"
 )
@@ -19,21 +20,28 @@ import (
 // Graphs are read-only to the estimates that share them. A Cache is safe
 // for concurrent use; concurrent expansions of one graph run once.
 type Cache struct {
-	mu      sync.Mutex
-	size    int
-	entries []*cacheEntry // least recently used first
+	mu       sync.Mutex
+	size     int
+	maxBytes int64
+	held     int64         // graphBytes of the finished entries
+	entries  []*cacheEntry // least recently used first
 }
 
 type cacheEntry struct {
-	key  [sha256.Size]byte
-	done chan struct{} // closed once g and err are set
-	g    *spec.Graph
-	err  error
+	key   [sha256.Size]byte
+	done  chan struct{} // closed once g and err are set
+	g     *spec.Graph
+	err   error
+	bytes int64 // graphBytes(g), once done
 }
 
-// NewCache returns a cache that keeps the size graphs used last (each
-// holds a whole expanded model: a 405B's is about 7 MB).
-func NewCache(size int) *Cache { return &Cache{size: max(size, 1)} }
+// NewCache returns a cache that keeps the size graphs used last, up to
+// maxBytes of them (graphBytes): a 405B's graph is about 5 MB, a
+// 10,000-layer GPT-2's some 300 MB, which a cache smaller than that does
+// not keep at all.
+func NewCache(size int, maxBytes int64) *Cache {
+	return &Cache{size: max(size, 1), maxBytes: maxBytes}
+}
 
 // Expand is family.Expand, sharing the graph of an earlier call whose
 // description differs only in settings the expansion does not read.
@@ -51,7 +59,7 @@ func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
 	}
 	e := &cacheEntry{key: key, done: make(chan struct{})}
 	if len(c.entries) == c.size {
-		c.entries = c.entries[1:]
+		c.evict(0)
 	}
 	c.entries = append(c.entries, e)
 	c.mu.Unlock()
@@ -60,7 +68,57 @@ func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
 	e.err = errExpansionPanicked
 	defer close(e.done)
 	e.g, e.err = Expand(m)
+	c.keep(e)
 	return e.g, e.err
+}
+
+// keep counts a finished entry's graph and drops the graphs used least
+// recently while the cache holds more than maxBytes — this one too, when
+// it alone is more.
+func (c *Cache) keep(e *cacheEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.g != nil {
+		e.bytes = graphBytes(e.g)
+	}
+	at := -1
+	for i, x := range c.entries {
+		if x == e {
+			at = i
+		}
+	}
+	if at < 0 {
+		return // evicted while it expanded
+	}
+	c.held += e.bytes
+	for i := 0; c.held > c.maxBytes && i < len(c.entries); {
+		if x := c.entries[i]; x.bytes > 0 || x == e {
+			c.evict(i)
+			continue
+		}
+		i++ // still expanding: its callers hold it
+	}
+}
+
+// evict drops entry i (c.mu held).
+func (c *Cache) evict(i int) {
+	c.held -= c.entries[i].bytes
+	c.entries = append(c.entries[:i], c.entries[i+1:]...)
+}
+
+// graphBytes is about how much memory g holds: its tensors and ops, their
+// names and id lists.
+func graphBytes(g *spec.Graph) int64 {
+	n := int64(len(g.Tensors))*int64(unsafe.Sizeof(spec.Tensor{})) + int64(len(g.Ops))*int64(unsafe.Sizeof(spec.Op{}))
+	for i := range g.Tensors {
+		t := &g.Tensors[i]
+		n += int64(len(t.Name)) + 8*int64(len(t.Shape))
+	}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		n += int64(len(op.Name)+len(op.Kind)+len(op.Layer)) + 4*int64(len(op.Inputs)+len(op.Params)+len(op.Outputs)+len(op.Extra)+len(op.Saved)+len(op.Temps)+len(op.BackwardTemps)+len(op.GradInputs)+len(op.GradProducts)) + 8*int64(len(op.BackwardTempsFreedBy))
+	}
+	return n
 }
 
 // errExpansionPanicked is what waits on an expansion that panicked get.

@@ -88,7 +88,7 @@ func TestCacheSharesAndEvicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewCache(2)
+	c := NewCache(2, 1<<30)
 	var wg sync.WaitGroup
 	graphs := make([]*spec.Graph, 8)
 	for i := range graphs {
@@ -130,5 +130,41 @@ func TestCacheSharesAndEvicts(t *testing.T) {
 	}
 	if g, _ := c.Expand(batch(2)); g == g2 {
 		t.Fatal("batch 2 was kept past the cache's size")
+	}
+}
+
+// The cache holds at most its byte budget: a graph larger than it is not
+// kept, and a new graph pushes out the ones used least recently.
+func TestCacheHoldsItsBytes(t *testing.T) {
+	m, err := spec.Load("../../examples/gpt2-fp32-adamw-b8.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := graphBytes(g)
+	if one < 100<<10 {
+		t.Fatalf("GPT-2's graph counted %d bytes", one)
+	}
+	small := NewCache(4, one-1)
+	a, _ := small.Expand(m)
+	if b, _ := small.Expand(m); a == b {
+		t.Error("a graph larger than the cache's bytes was kept")
+	}
+	c := NewCache(4, one+one/2)
+	batch := func(b int64) *spec.Model {
+		v := m.Clone()
+		v.Training.BatchSize = b
+		return v
+	}
+	g8, _ := c.Expand(m)
+	if g, _ := c.Expand(m); g != g8 {
+		t.Error("a graph within the cache's bytes was not kept")
+	}
+	c.Expand(batch(9)) // about as large: batch 8's goes
+	if g, _ := c.Expand(m); g == g8 {
+		t.Error("two graphs kept past the cache's bytes")
 	}
 }
