@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -99,16 +98,11 @@ func layoutDiff(est, meas []allocator.Segment) string {
 // counted (-v): the CUDA driver's placement of a model's load is not
 // modelled segment for segment (notes/addresses.md).
 func TestStartLayout(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/measured/h200/runs/*.run.trace.jsonl.gz")
+	traces := runTraces(t)
 	inOrder, freeInOrder := 0, 0
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".run.trace.jsonl.gz")
-		example := singleGPUExample(name)
-		if example == "" {
-			t.Errorf("%s: no description", name)
-			continue
-		}
-		r, err := estimateFile(example, "", true)
+	for _, rt := range traces {
+		name, path := rt.name, rt.path
+		r, err := estimateFile(rt.example, "", true)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -127,7 +121,7 @@ func TestStartLayout(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs start from the measured memory map: every one with the same segments, %d of them in the same address order, %d with their free blocks in the same address order",
-		len(paths), inOrder, freeInOrder)
+		len(traces), inOrder, freeInOrder)
 }
 
 // sortedLayout orders a memory map by its segments' contents, not their

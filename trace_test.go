@@ -135,14 +135,8 @@ func traceStepRequests(t *testing.T, path string, step int) ([]poolRequest, int,
 // step to the estimate's first iteration, the later ones to its steady
 // state.
 func TestRunTracesLineUpEveryStep(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/measured/h200/runs/*.run.trace.jsonl.gz")
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".run.trace.jsonl.gz")
-		example := singleGPUExample(name)
-		if example == "" {
-			t.Errorf("%s: no description", name)
-			continue
-		}
+	for _, rt := range runTraces(t) {
+		name, path, example := rt.name, rt.path, rt.example
 		t.Run(name, func(t *testing.T) {
 			misses := traceMisses[name]
 			r, err := estimateFile(example, "", true)
@@ -205,6 +199,28 @@ func TestTracesLineUp(t *testing.T) {
 	if len(checked) < 377 {
 		t.Errorf("%d traces with descriptions, want the 377 stored", len(checked))
 	}
+}
+
+// runTraceFile is a whole-run trace (testdata/measured/h200/runs) and the
+// bundled description it measured.
+type runTraceFile struct{ name, path, example string }
+
+// runTraces lists the whole-run traces with their descriptions; a trace
+// whose description is missing is an error, and is left out.
+func runTraces(t *testing.T) []runTraceFile {
+	t.Helper()
+	paths, _ := filepath.Glob("testdata/measured/h200/runs/*.run.trace.jsonl.gz")
+	var out []runTraceFile
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".run.trace.jsonl.gz")
+		example := singleGPUExample(name)
+		if example == "" {
+			t.Errorf("%s: no description", name)
+			continue
+		}
+		out = append(out, runTraceFile{name, path, example})
+	}
+	return out
 }
 
 // singleGPUExample is the bundled description of a measured single-GPU
