@@ -2,16 +2,15 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memplan/memplan/estimate"
+	"github.com/memplan/memplan/internal/gztest"
 )
 
 // poolRequest is one allocator request: an allocation or a free of a
@@ -284,16 +283,7 @@ func estimatedRequests(r *estimate.Result, iteration int) []poolRequest {
 // when the test ends.
 func openTrace(t *testing.T, path string, head any) *bufio.Scanner {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	sc := bufio.NewScanner(zr)
+	sc := bufio.NewScanner(gztest.Open(t, path))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	if !sc.Scan() || json.Unmarshal(sc.Bytes(), head) != nil {
 		t.Fatalf("%s: no header line", path)

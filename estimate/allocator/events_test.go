@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/internal/gztest"
 )
 
 // Recorded estimator runs: every Malloc, Free and EmptyCache the estimator
@@ -29,7 +31,7 @@ const emptyCacheEvent recEvent = -1 << 62
 
 func loadRecorded(t testing.TB, name string) []recEvent {
 	t.Helper()
-	zr := openGzip(t, "testdata/events-"+name+".txt.gz")
+	zr := gztest.Open(t, "testdata/events-"+name+".txt.gz")
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(nil, 1<<20)
 	var sizes []int64

@@ -1,15 +1,14 @@
 package allocator
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/internal/gztest"
 )
 
 // runTrace is a `memplan_probe.py --trace-run` trace: the allocator's
@@ -43,7 +42,7 @@ type traceEvent struct {
 
 func readRunTrace(t *testing.T, path string) runTrace {
 	t.Helper()
-	dec := json.NewDecoder(openGzip(t, path))
+	dec := json.NewDecoder(gztest.Open(t, path))
 	var head struct {
 		Marks     map[string]int `json:"marks"`
 		Initial   [][]any        `json:"initial_segments"`
@@ -213,21 +212,4 @@ func TestReplayRunTraces(t *testing.T) {
 			}
 		})
 	}
-}
-
-// openGzip opens a gzipped test file, read to its end by the caller; both
-// are closed when the test ends.
-func openGzip(t testing.TB, path string) io.Reader {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zr.Close() })
-	return zr
 }

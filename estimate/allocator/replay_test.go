@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/internal/gztest"
 )
 
 const MiB = 1 << 20
@@ -219,7 +221,7 @@ func torchFiles(t *testing.T) []string {
 
 func loadTorchFile(t *testing.T, name string) torchFile {
 	t.Helper()
-	zr := openGzip(t, filepath.Join("testdata", name))
+	zr := gztest.Open(t, filepath.Join("testdata", name))
 	var file torchFile
 	if err := json.NewDecoder(zr).Decode(&file); err != nil {
 		t.Fatal(err)
