@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -76,20 +77,16 @@ func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
 // recently while the cache holds more than maxBytes — this one too, when
 // it alone is more.
 func (c *Cache) keep(e *cacheEntry) {
+	var bytes int64
+	if e.g != nil {
+		bytes = graphBytes(e.g) // a walk over the graph: outside the lock
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e.g != nil {
-		e.bytes = graphBytes(e.g)
-	}
-	at := -1
-	for i, x := range c.entries {
-		if x == e {
-			at = i
-		}
-	}
-	if at < 0 {
+	if !slices.Contains(c.entries, e) {
 		return // evicted while it expanded
 	}
+	e.bytes = bytes
 	c.held += e.bytes
 	for i := 0; c.held > c.maxBytes && i < len(c.entries); {
 		if x := c.entries[i]; x.bytes > 0 || x == e {
