@@ -43,12 +43,7 @@ func BenchmarkSweep1000Llama405B(b *testing.B) {
 			seqs += ","
 		}
 	}
-	args := []string{"estimate", "examples/llama3.1-405b-bf16-adamw.yaml", "--set", batches, "--set", seqs, "--format", "csv"}
-	for i := 0; i < b.N; i++ {
-		if code := run(args, discard{}, discard{}); code != exitOK {
-			b.Fatalf("memplan %s: exit %d", strings.Join(args, " "), code)
-		}
-	}
+	benchCommand(b, "estimate", "examples/llama3.1-405b-bf16-adamw.yaml", "--set", batches, "--set", seqs, "--format", "csv")
 }
 
 // BenchmarkEstimateCommandLlama405B is `memplan estimate` of the 405B
@@ -56,7 +51,12 @@ func BenchmarkSweep1000Llama405B(b *testing.B) {
 // written as JSON (the estimate package's BenchmarkEstimateLlama405B times
 // the expansion and the simulation alone).
 func BenchmarkEstimateCommandLlama405B(b *testing.B) {
-	args := []string{"estimate", "examples/llama3.1-405b-bf16-adamw.yaml", "--format", "json"}
+	benchCommand(b, "estimate", "examples/llama3.1-405b-bf16-adamw.yaml", "--format", "json")
+}
+
+// benchCommand runs `memplan args…` b.N times, its output discarded.
+func benchCommand(b *testing.B, args ...string) {
+	b.Helper()
 	for i := 0; i < b.N; i++ {
 		if code := run(args, discard{}, discard{}); code != exitOK {
 			b.Fatalf("memplan %s: exit %d", strings.Join(args, " "), code)
@@ -93,10 +93,5 @@ func BenchmarkFitLlama405BOneGPU(b *testing.B) {
 // estimated and searched) and the data-parallel table (each sharding
 // estimated at data 8 and searched over powers of two up to 1,024 ranks).
 func BenchmarkFitCommandLlama405BOneGPU(b *testing.B) {
-	args := []string{"fit", "examples/llama3.1-405b-bf16-adamw.yaml", "--gpu", "h200"}
-	for i := 0; i < b.N; i++ {
-		if code := run(args, discard{}, discard{}); code != exitOK {
-			b.Fatalf("memplan %s: exit %d", strings.Join(args, " "), code)
-		}
-	}
+	benchCommand(b, "fit", "examples/llama3.1-405b-bf16-adamw.yaml", "--gpu", "h200")
 }
