@@ -11,8 +11,10 @@ import (
 // BenchmarkEstimateLlama405B), one fit search, a 1,000-point sweep.
 
 // BenchmarkFitLlama405B is one largest-seq_len search at batch 1 for the
-// FSDP-sharded 405B (the batch search ends at once: batch 1 does not fit).
+// FSDP-sharded 405B (the batch search ends at once: batch 1 does not fit),
+// under the garbage collector's target `memplan fit` runs it at (batchGC).
 func BenchmarkFitLlama405B(b *testing.B) {
+	defer batchGC()()
 	p, err := newPlanner("examples/parallel/llama3.1-405b-fsdp64-bf16-adamw.yaml", "")
 	if err != nil {
 		b.Fatal(err)
@@ -70,8 +72,10 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // BenchmarkFitLlama405BOneGPU is fit's two searches (largest batch, then
 // largest seq_len at the description's batch) for the 405B config of issue 6
-// on one H200 — where the answer is that nothing fits, found in two estimates.
+// on one H200 — where the answer is that nothing fits, found in two estimates
+// — under the garbage collector's target `memplan fit` runs them at.
 func BenchmarkFitLlama405BOneGPU(b *testing.B) {
+	defer batchGC()()
 	p, err := newPlanner("examples/llama3.1-405b-bf16-adamw.yaml", "")
 	if err != nil {
 		b.Fatal(err)
