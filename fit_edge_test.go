@@ -45,13 +45,15 @@ func pytorchSize(t *testing.T, s string) (bytes, slack float64) {
 }
 
 // TestFitEdgeRuns holds fit's answers to measured runs at the edge of the
-// H200 (examples/holdout64, holdout65 and holdout68: fit's largest batch at no headroom and one
+// H200 (examples/holdout64, holdout65, holdout68 and holdout72: fit's largest batch at no headroom and one
 // above, written down before the runs): every run that finished is
 // estimated to fit on the device, and every run that ran out of memory is
 // estimated not to — at the same allocation, with the allocated and the
 // reserved-but-unallocated bytes PyTorch's message printed.
 func TestFitEdgeRuns(t *testing.T) {
 	cases, _ := filepath.Glob("examples/holdout6[458]/*.yaml")
+	more, _ := filepath.Glob("examples/holdout72/*.yaml")
+	cases = append(cases, more...)
 	if len(cases) == 0 {
 		t.Skip("no fit-boundary cases")
 	}
