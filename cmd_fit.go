@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -38,6 +39,12 @@ type planner struct {
 	// in what the expansion does not read (the data-parallel layout, the
 	// optimizer, the allocator's settings).
 	graphs *family.Cache
+	// runs, when set, shares the runs a command makes more than once: fit's
+	// lines repeat some (its options table's first row is its header's
+	// estimate and batch search again, a settled search tests values the
+	// bisection did). Sweeps, whose points are distinct, leave it nil and
+	// hold one result per worker.
+	runs *runMemo
 }
 
 // plannerGraphs is how many expanded graphs a planner keeps, up to
@@ -90,8 +97,17 @@ func (p *planner) variant(settings [][2]string) (*spec.Model, *calibrate.Profile
 }
 
 // run expands a variant and runs it with opt (PeaksOnly, and on both cores
-// unless the planner runs one estimate per core).
+// unless the planner runs one estimate per core) — once per planner with
+// runs set: the result is then shared, and read-only to its callers.
 func (p *planner) run(m *spec.Model, prof *calibrate.Profile, opt estimate.Options) (*estimate.Result, error) {
+	if p.runs == nil {
+		return p.runVariant(m, prof, opt)
+	}
+	return p.runs.do(runKey(m, opt), func() (*estimate.Result, error) { return p.runVariant(m, prof, opt) })
+}
+
+// runVariant is one run of a variant.
+func (p *planner) runVariant(m *spec.Model, prof *calibrate.Profile, opt estimate.Options) (*estimate.Result, error) {
 	g, err := p.graphs.Expand(m)
 	if err != nil {
 		return nil, err
@@ -99,6 +115,52 @@ func (p *planner) run(m *spec.Model, prof *calibrate.Profile, opt estimate.Optio
 	opt.Version, opt.PeaksOnly = version, true
 	opt.Concurrent = !p.serial && runtime.GOMAXPROCS(0) > 1
 	return estimate.Run(m, g, prof, opt)
+}
+
+// runMemo runs each distinct run of a planner once: later calls with the
+// same key wait for the first and share its result. It is safe for
+// concurrent use.
+type runMemo struct {
+	mu   sync.Mutex
+	runs map[string]*memoRun
+}
+
+type memoRun struct {
+	done chan struct{} // closed once r and err are set
+	r    *estimate.Result
+	err  error
+}
+
+func newRunMemo() *runMemo { return &runMemo{runs: map[string]*memoRun{}} }
+
+// errRunPanicked is what the calls waiting on a run that panicked get.
+var errRunPanicked = errors.New("the estimate this one waited for panicked (a bug in memplan)")
+
+// do returns run's result for key, running it only on the key's first call.
+func (c *runMemo) do(key string, run func() (*estimate.Result, error)) (*estimate.Result, error) {
+	c.mu.Lock()
+	if e, ok := c.runs[key]; ok {
+		c.mu.Unlock()
+		<-e.done
+		return e.r, e.err
+	}
+	e := &memoRun{done: make(chan struct{}), err: errRunPanicked}
+	c.runs[key] = e
+	c.mu.Unlock()
+	// A run that panics (a bug) still releases the calls waiting for it,
+	// with an error, and panics on its own goroutine.
+	defer close(e.done)
+	e.r, e.err = run()
+	return e.r, e.err
+}
+
+// runKey identifies a run of a planner's variant: what a setting can change
+// (the training options and the GPU; the convolution workspaces follow the
+// GPU) and the run's options.
+func runKey(m *spec.Model, opt estimate.Options) string {
+	t := m.Training
+	t.ConvWorkspaces, t.Pos = nil, nil
+	return fmt.Sprintf("%s|%s|%+v|%+v", m.GPU, m.GPUBase, t, opt)
 }
 
 // profile returns the profile of the GPU m names: the planner's, or for a
@@ -459,6 +521,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	}
 	limit := int64(float64(p.prof.TotalBytes) * (1 - h))
 	t := p.base.Training
+	p.runs = newRunMemo()
 	// Every line is its own search or estimate: they run on every core
 	// (each estimate on one) and print in order.
 	var lines []func() (string, error)
@@ -522,7 +585,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, l.err)
 		}
 	}
-	printWarnings(stderr, append(baseWarnings, answerWarnings...))
+	printWarnings(stderr, slices.Concat(baseWarnings, answerWarnings))
 	// The limit in bytes too: `check --budget` takes it exactly, where the
 	// GiB figure is rounded.
 	fmt.Fprintf(stdout, "%s on %s (%s usable after %s%% headroom: check --budget %d)\n", p.base.Name, p.prof.GPUName, report.GiB(limit), strconv.FormatFloat(math.Round(100*h*1e6)/1e6, 'f', -1, 64), limit)

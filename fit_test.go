@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/memplan/memplan/estimate"
 )
 
 // fit's answer must fit, and one more must not.
@@ -496,5 +501,95 @@ func TestFitSettlesBelowTheSearch(t *testing.T) {
 		if ok != (b <= best) {
 			t.Errorf("batch %d fits: %v (answer %d)", b, ok, best)
 		}
+	}
+}
+
+// A planner's run memo runs each key once, however many lines ask for it
+// at the same time, and every caller of a key gets that run's result.
+func TestRunMemoRunsEachKeyOnce(t *testing.T) {
+	memo := newRunMemo()
+	var ran [3]atomic.Int32
+	results := make([][]*estimate.Result, len(ran))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 8 {
+		for k := range ran {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := memo.do(fmt.Sprint("key ", k), func() (*estimate.Result, error) {
+					ran[k].Add(1)
+					return &estimate.Result{Name: fmt.Sprint(k)}, nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				results[k] = append(results[k], r)
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for k := range ran {
+		if n := ran[k].Load(); n != 1 {
+			t.Errorf("key %d ran %d times", k, n)
+		}
+		for _, r := range results[k] {
+			if r != results[k][0] || r.Name != fmt.Sprint(k) {
+				t.Errorf("key %d: a caller got %+v, the first %+v", k, r, results[k][0])
+			}
+		}
+	}
+}
+
+// A run that panics leaves an error for the key, not a nil result: the
+// calls that wait for it, or come later, get errRunPanicked.
+func TestRunMemoKeepsAPanicsError(t *testing.T) {
+	memo := newRunMemo()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the run's panic did not reach its caller")
+			}
+		}()
+		memo.do("k", func() (*estimate.Result, error) { panic("a bug") })
+	}()
+	r, err := memo.do("k", func() (*estimate.Result, error) {
+		t.Error("a key that panicked ran again")
+		return nil, nil
+	})
+	if r != nil || !errors.Is(err, errRunPanicked) {
+		t.Errorf("after the panic: %v, %v", r, err)
+	}
+}
+
+// A variant's run key tells apart what a setting or the run's options
+// change, and not the convolution table the GPU's profile supplies.
+func TestRunKey(t *testing.T) {
+	p, err := newPlanner("examples/gpt2-fp32-adamw-b8.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, err := p.variant(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := runKey(base, estimate.Options{})
+	again, _, _ := p.variant(nil)
+	if runKey(again, estimate.Options{}) != key {
+		t.Error("two copies of the description have different keys")
+	}
+	for _, s := range [][2]string{{"training.batch_size", "9"}, {"training.optimizer", "sgd"}, {"training.allocator.expandable_segments", "true"}, {"gpu", "a100-80gb"}} {
+		m, _, err := p.variant([][2]string{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runKey(m, estimate.Options{}) == key {
+			t.Errorf("%s=%s: the same key as the description", s[0], s[1])
+		}
+	}
+	if runKey(base, estimate.Options{Limit: 1}) == key || runKey(base, estimate.Options{OnDevice: true}) == key {
+		t.Error("the run's options do not change the key")
 	}
 }
