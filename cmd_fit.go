@@ -154,6 +154,22 @@ func (c *runMemo) do(key string, run func() (*estimate.Result, error)) (*estimat
 	return e.r, e.err
 }
 
+// peek returns the result of the run of key when one has been made or is
+// being made (waiting for it), and false when none has, or it failed.
+func (c *runMemo) peek(key string) (*estimate.Result, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	e, ok := c.runs[key]
+	c.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	<-e.done
+	return e.r, e.err == nil
+}
+
 // runKey identifies a run of a planner's variant: what a setting can change
 // (the training options and the GPU; the convolution workspaces follow the
 // GPU) and the run's options.
@@ -228,6 +244,14 @@ func (p *planner) largest(key string, limit int64, settings ...[2]string) (int64
 		m, prof, err := p.variant(withValue(settings, key, v))
 		if err != nil {
 			return 0, err
+		}
+		// A run on the GPU that fit has made of this variant already (an
+		// options row, the description's line) began with the unlimited one.
+		if r, ok := p.runs.peek(runKey(m, estimate.Options{OnDevice: true})); ok {
+			if r.UnlimitedPeak != nil {
+				return r.UnlimitedPeak.DeviceUsedBytes, nil
+			}
+			return r.Peak.DeviceUsedBytes, nil
 		}
 		r, err := p.run(m, prof, estimate.Options{})
 		if err != nil {

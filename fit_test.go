@@ -593,3 +593,34 @@ func TestRunKey(t *testing.T) {
 		t.Error("the run's options do not change the key")
 	}
 }
+
+// A search aims from the unlimited peak at the description's value; when
+// fit has already run that variant on the GPU, the search takes the peak
+// from that run instead of simulating it again.
+func TestSearchTakesThePeakFitHas(t *testing.T) {
+	p, err := newPlanner("examples/gpt2-fp32-adamw-b8.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.runs = newRunMemo()
+	if _, err := p.estimate(); err != nil {
+		t.Fatal(err)
+	}
+	limit := int64(float64(p.prof.TotalBytes) * 0.95)
+	got, _, err := p.largest("training.batch_size", limit)
+	if err != nil || got < 8 {
+		t.Fatalf("largest batch %d, %v", got, err)
+	}
+	base, _, _ := p.variant(nil)
+	if _, ok := p.runs.runs[runKey(base, estimate.Options{})]; ok {
+		t.Error("the search ran the description's value unlimited again")
+	}
+	// Without a memo (a search on its own) it runs it.
+	q, _ := newPlanner("examples/gpt2-fp32-adamw-b8.yaml", "")
+	if want, _, err := q.largest("training.batch_size", limit); err != nil || want != got {
+		t.Errorf("without the memo: %d, %v; with it %d", want, err, got)
+	}
+	if _, ok := (*runMemo)(nil).peek("k"); ok {
+		t.Error("a nil memo has a run")
+	}
+}
