@@ -99,3 +99,10 @@ func BenchmarkFitLlama405BOneGPU(b *testing.B) {
 func BenchmarkFitCommandLlama405BOneGPU(b *testing.B) {
 	benchCommand(b, "fit", "examples/llama3.1-405b-bf16-adamw.yaml", "--gpu", "h200")
 }
+
+// BenchmarkFitCommandTinyLlama is `memplan fit` of a model that fits (TinyLlama
+// bf16 at 4 × 2048 on its H200): its searches and settled windows run many
+// full steps, where the 405B's stop while the model loads.
+func BenchmarkFitCommandTinyLlama(b *testing.B) {
+	benchCommand(b, "fit", "examples/tinyllama-bf16-adamw-b4.yaml")
+}
