@@ -125,12 +125,14 @@ type runMemo struct {
 	runs map[string]*memoRun
 }
 
+// memoRun is one run of a runMemo, finished once done is closed.
 type memoRun struct {
 	done chan struct{} // closed once r and err are set
 	r    *estimate.Result
 	err  error
 }
 
+// newRunMemo returns an empty memo.
 func newRunMemo() *runMemo { return &runMemo{runs: map[string]*memoRun{}} }
 
 // errRunPanicked is what the calls waiting on a run that panicked get.
@@ -172,7 +174,10 @@ func (c *runMemo) peek(key string) (*estimate.Result, bool) {
 
 // runKey identifies a run of a planner's variant: what a setting can change
 // (the training options and the GPU; the convolution workspaces follow the
-// GPU) and the run's options.
+// GPU) and the run's options. Where in the file a setting was given is left
+// out, as family.Cache leaves it out: two variants with the same values
+// share a run, and an expansion error then names the position the first
+// run's description gave.
 func runKey(m *spec.Model, opt estimate.Options) string {
 	t := m.Training
 	t.ConvWorkspaces, t.Pos = nil, nil
