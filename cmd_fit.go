@@ -212,18 +212,31 @@ func (p *planner) profile(m *spec.Model) (*calibrate.Profile, error) {
 // its figure passes the limit (its peak can only be larger). The result is
 // the run's (nil when it does not fit).
 func (p *planner) fits(limit int64, settings ...[2]string) (bool, *estimate.Result, error) {
+	ok, _, r, err := p.fitCheck(limit, settings...)
+	return ok, r, err
+}
+
+// fitCheck is fits, saying too whether a variant that does not fit runs on
+// the GPU releasing its cached blocks every step without settling (an
+// *estimate.UnsettledError): fit counts that as not fitting, since a later
+// step may run out of memory, but such a step can run for a while.
+func (p *planner) fitCheck(limit int64, settings ...[2]string) (ok, unsettled bool, r *estimate.Result, err error) {
 	m, prof, err := p.variant(settings)
 	if err != nil {
-		return false, nil, err
+		return false, false, nil, err
 	}
-	r, err := p.run(m, prof, estimate.Options{Device: prof.TotalBytes, Limit: limit})
+	r, err = p.run(m, prof, estimate.Options{Device: prof.TotalBytes, Limit: limit})
+	var u *estimate.UnsettledError
+	if errors.As(err, &u) {
+		return false, true, nil, nil
+	}
 	if estimate.MayNotFit(err) || estimate.IsOverLimit(err) {
-		return false, nil, nil
+		return false, false, nil, nil
 	}
 	if err != nil {
-		return false, nil, err
+		return false, false, nil, err
 	}
-	return r.Peak.DeviceUsedBytes <= limit, r, nil
+	return r.Peak.DeviceUsedBytes <= limit, false, r, nil
 }
 
 // withValue is settings with key set to v, in a slice of its own: the
@@ -366,6 +379,7 @@ const fragmentWindow = 16
 // fragmentWindow past lo, that fit too and those that do not.
 func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (int64, string, error) {
 	known := map[int64]bool{lo: true}
+	unsettled := map[int64]bool{} // values that release the cache every step without settling
 	// test fills known for the untested values in [from, to], in parallel.
 	test := func(from, to int64) error {
 		var vs []int64
@@ -375,21 +389,22 @@ func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (in
 			}
 		}
 		type outcome struct {
-			ok  bool
-			err error
+			ok, unsettled bool
+			err           error
 		}
 		out := inParallel(len(vs), func(i int) outcome {
-			ok, _, err := p.fits(limit, withValue(settings, key, vs[i])...)
+			ok, unsettled, _, err := p.fitCheck(limit, withValue(settings, key, vs[i])...)
 			if err != nil && vs[i] > lo {
 				return outcome{} // past the model's bounds (positions): does not fit
 			}
-			return outcome{ok, err}
+			return outcome{ok, unsettled, err}
 		})
 		for i, o := range out {
 			if o.err != nil {
 				return o.err
 			}
 			known[vs[i]] = o.ok
+			unsettled[vs[i]] = o.unsettled
 		}
 		return nil
 	}
@@ -416,23 +431,35 @@ func (p *planner) settle(key string, limit, lo int64, settings ...[2]string) (in
 	if err := test(settled+1, lo+fragmentWindow); err != nil {
 		return 0, "", err
 	}
-	var fit, miss []int64
+	var fit, miss, releasing []int64
 	for v := settled + 1; v <= lo+fragmentWindow; v++ {
-		if known[v] {
+		switch {
+		case known[v]:
 			fit = append(fit, v)
-		} else {
+		case unsettled[v]:
+			releasing = append(releasing, v)
+			miss = append(miss, v)
+		default:
 			miss = append(miss, v)
 		}
 	}
-	if len(fit) == 0 {
-		return settled, "", nil
+	var notes []string
+	if len(fit) > 0 {
+		miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
+		verb := "do not"
+		if len(miss) == 1 {
+			verb = "does not"
+		}
+		notes = append(notes, fmt.Sprintf("above it fragmentation decides: %s also fit, %s %s", spans(fit), spans(miss), verb))
 	}
-	miss = slices.DeleteFunc(miss, func(v int64) bool { return v > fit[len(fit)-1] })
-	verb := "do not"
-	if len(miss) == 1 {
-		verb = "does not"
+	if len(releasing) > 0 {
+		verb := "run releasing their cached blocks every step"
+		if len(releasing) == 1 {
+			verb = "runs releasing its cached blocks every step"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s without settling: not counted, a later step may run out of memory", spans(releasing), verb))
 	}
-	return settled, fmt.Sprintf("above it fragmentation decides: %s also fit, %s %s", spans(fit), spans(miss), verb), nil
+	return settled, strings.Join(notes, "; "), nil
 }
 
 // spans writes sorted values as ranges: "188–193, 199".
