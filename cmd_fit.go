@@ -829,7 +829,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "FITS %s%s headroom%s%s\n", line, difference(limit-pk.DeviceUsedBytes), retries, note)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "DOES NOT FIT %s%s over\n", line, difference(pk.DeviceUsedBytes-limit))
+	why := ""
+	if r.DeviceError != nil {
+		why = fmt.Sprintf(" (simulated at the GPU's %s: %s)", report.GiB(p.prof.TotalBytes), firstLine(r.DeviceError))
+	}
+	fmt.Fprintf(stdout, "DOES NOT FIT %s%s over%s\n", line, difference(pk.DeviceUsedBytes-limit), why)
 	return exitNoFit
 }
 

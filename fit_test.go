@@ -633,3 +633,24 @@ func TestSearchTakesThePeakFitHas(t *testing.T) {
 		t.Error("a nil memo has a run")
 	}
 }
+
+// check says why a step does not fit the GPU itself — it runs out of
+// memory, or releases its cache every step without settling — and says
+// nothing more when only the budget is passed.
+func TestCheckSaysWhyTheGPURunsOut(t *testing.T) {
+	for _, c := range []struct {
+		file, budget, want string
+	}{
+		{"examples/holdout76/gpt2-medium-amp-bf16-adamw-expandable-s1024-b49.yaml", "150109880320", "(simulated at the GPU's 139.80 GiB: at the device's limit the allocator's state still changed after 10 simulated steps (it releases its cached blocks every step)"},
+		{"examples/holdout72/bert-base-uncased-amp-fp16-adamw-s512-b349.yaml", "150109880320", "(simulated at the GPU's 139.80 GiB: allocating grad(loss.cross_entropy.to_fp32.out) (21815660544 bytes) in backward of iteration 2: out of memory"},
+		{"examples/gpt2-fp32-adamw-b8.yaml", "10GiB", ""},
+	} {
+		code, out, _ := runCLI("check", c.file, "--budget", c.budget)
+		if code != exitNoFit || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q (want exit %d and one line)", c.file, code, out, exitNoFit)
+		}
+		if c.want == "" && strings.Contains(out, "simulated at the GPU") || c.want != "" && !strings.Contains(out, c.want) {
+			t.Errorf("%s: %q, want %q", c.file, out, c.want)
+		}
+	}
+}

@@ -103,6 +103,7 @@ func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Resu
 	if MayNotFit(derr) {
 		// Out of memory even so: the unlimited figures stand, and say how
 		// much the step would need.
+		r.DeviceError = derr
 		if !opt.PeaksOnly { // searches and sweeps report points, not why each one fails
 			r.Warnings = append(r.Warnings, fmt.Sprintf("simulated at the GPU's %.2f GiB the step does not fit even releasing its cached blocks: %v", float64(p.TotalBytes)/(1<<30), derr))
 		}

@@ -64,6 +64,11 @@ type Result struct {
 	// limit, set when that passes the GPU's memory and the step fits the GPU
 	// only by releasing cached blocks (Options.OnDevice).
 	UnlimitedPeak *Peak `json:"unlimited_peak,omitempty"`
+	// DeviceError, with Options.OnDevice, is why the step does not fit the
+	// GPU even releasing its cached blocks (it runs out of memory, or never
+	// settles): the figures are then the unlimited run's. Warnings say it
+	// too, but for PeaksOnly results, which check reads.
+	DeviceError error `json:"-"`
 	// Parallel names the rank layout of a per-rank estimate (training.parallel);
 	// absent for one rank.
 	Parallel *ParallelSummary `json:"parallel,omitempty"`
