@@ -100,19 +100,26 @@ func measuredFiles(t *testing.T) map[string]string {
 // estimateAndMeasured estimates a description and reads its measured run.
 func estimateAndMeasured(t *testing.T, example, measuredFile string) (*estimate.Result, *measuredRun) {
 	t.Helper()
-	data, err := os.ReadFile(measuredFile)
+	m := readMeasured(t, measuredFile)
+	r, err := estimateFile(example, "", false)
+	if err != nil {
+		t.Fatalf("estimate: %v", err)
+	}
+	return r, m
+}
+
+// readMeasured reads a measured run (memplan_probe.py's JSON).
+func readMeasured(t *testing.T, path string) *measuredRun {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m measuredRun
 	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatalf("%s: %v", measuredFile, err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	r, err := estimateFile(example, "", false)
-	if err != nil {
-		t.Fatalf("estimate: %v", err)
-	}
-	return r, &m
+	return &m
 }
 
 func relErr(est, meas int64) float64 {
@@ -285,19 +292,12 @@ func TestCalibratedConvProfile(t *testing.T) {
 		{"vgg16-amp-bf16-sgd-mom-b2300", "examples/holdout38", "testdata/profiles/h200-vgg16-b2207-b2300.yaml"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			data, err := os.ReadFile("testdata/measured/h200/" + c.name + ".json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m measuredRun
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatal(err)
-			}
+			m := readMeasured(t, "testdata/measured/h200/"+c.name+".json")
 			r, err := estimateFile(c.example+"/"+c.name+".yaml", c.profile, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			compareRunKnown(t, r, &m, nil) // no known miss here
+			compareRunKnown(t, r, m, nil) // no known miss here
 			if got, want := r.Peak.ReservedBytes, m.Iterations[len(m.Iterations)-1].Phases["backward"].After["reserved_bytes.all.peak"]; got != want {
 				t.Errorf("steady reserved %d, measured %d", got, want)
 			}
