@@ -37,6 +37,10 @@ type planner struct {
 	// bisection did). Sweeps, whose points are distinct, leave it nil and
 	// hold one result per worker.
 	runs *runMemo
+	// walks keeps the timelines of the planner's runs: a variant at another
+	// batch size or sequence length replays one instead of walking its
+	// graph (estimate.Walks).
+	walks *estimate.Walks
 }
 
 // plannerGraphs is how many expanded graphs a planner keeps, up to
@@ -47,6 +51,11 @@ const (
 	plannerGraphs     = 4
 	plannerGraphBytes = 128 << 20
 )
+
+// plannerWalkBytes is how much of recorded walks a planner keeps: three of
+// the 405B's, or one of a model three times its depth; a sweep's points
+// change structure only at a few boundaries of its grid.
+const plannerWalkBytes = 24 << 20
 
 func newPlanner(path, gpu string) (*planner, error) {
 	m, err := spec.Load(path)
@@ -61,7 +70,7 @@ func newPlanner(path, gpu string) (*planner, error) {
 		return nil, err
 	}
 	m.Training.ConvWorkspaces = prof.ConvTable()
-	return &planner{base: m, prof: prof, graphs: family.NewCache(plannerGraphs, plannerGraphBytes)}, nil
+	return &planner{base: m, prof: prof, graphs: family.NewCache(plannerGraphs, plannerGraphBytes), walks: estimate.NewWalks(plannerWalkBytes)}, nil
 }
 
 // estimate runs one variant on its GPU (estimate.Options.OnDevice):
@@ -104,7 +113,7 @@ func (p *planner) runVariant(m *spec.Model, prof *calibrate.Profile, opt estimat
 	if err != nil {
 		return nil, err
 	}
-	opt.Version, opt.PeaksOnly = version, true
+	opt.Version, opt.PeaksOnly, opt.Walks = version, true, p.walks
 	opt.Concurrent = !p.serial && runtime.GOMAXPROCS(0) > 1
 	return estimate.Run(m, g, prof, opt)
 }

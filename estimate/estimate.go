@@ -49,6 +49,13 @@ type Options struct {
 	// read: the terms, the per-layer table, the gaps and the inputs.
 	PeaksOnly bool
 
+	// Walks, when set, keeps the timelines of this command's runs: a run
+	// whose graph has the structure of one recorded (another batch size or
+	// sequence length, spec.SameStructure) replays that timeline with its
+	// own sizes instead of walking its graph — the same result, in about
+	// half the time (walks.go). Only with PeaksOnly.
+	Walks *Walks
+
 	// everyStep (tests) walks and replays the step that would repeat
 	// the previous one from its cache rather than deriving its figures.
 	everyStep bool
@@ -116,11 +123,43 @@ func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Resu
 	return rd, nil
 }
 
-// runOnce is one simulated run.
+// runOnce is one simulated run: the replay of a walk recorded for a graph
+// of g's structure when opt.Walks has one, or a walk of g, recorded there.
 func runOnce(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
+	// Only the peaks are read from a replayed walk: the terms and the
+	// per-layer table read the timeline's own state.
+	walks := opt.Walks != nil && opt.PeaksOnly
+	var key string
+	var seen int // requests of a run of this kind seen and not recorded
+	if walks {
+		key = walkKey(m)
+		var k *walk
+		if k, seen = opt.Walks.find(key, g, p); k != nil {
+			s := newSim(m, g, p, opt)
+			err := s.replayWalk(k)
+			if err != errWalkShort {
+				opt.Walks.replayed.Add(1)
+			}
+			if err == nil {
+				return s.result(), nil
+			}
+			if err != errWalkShort {
+				return nil, err
+			}
+		}
+	}
 	s := newSim(m, g, p, opt)
+	if seen > 0 {
+		s.recorder = &recorder{g: g, w: walk{reqs: make([]recorded, 0, seen)}}
+	}
 	if err := s.run(); err != nil {
 		return nil, err
+	}
+	switch rc := s.recorder; {
+	case rc != nil && !rc.bad:
+		opt.Walks.add(rc.walk(key, p, s.iteration))
+	case walks && seen == 0:
+		opt.Walks.saw(key, g, p, s.sent)
 	}
 	return s.result(), nil
 }
@@ -196,6 +235,10 @@ type sim struct {
 	kernelsStarted bool
 	// gemmStarted: the run's first GEMM has mapped its library in the window.
 	gemmStarted bool
+	// recorder, when set, keeps every request sent (Options.Walks); sent
+	// counts them.
+	recorder *recorder
+	sent     int
 	// castMapped, powMapped: the run's first cast and first pow have run
 	// (their kernels' modules are mapped once per process).
 	castMapped, powMapped bool
@@ -296,6 +339,13 @@ func (s *sim) allocOn(base, suffix string, bytes int64, role spec.Role, stream a
 	return s.request(request{kind: reqAlloc, tensor: spec.NoTensor, name: base, suffix: suffix, bytes: bytes, role: role, stream: stream})
 }
 
+// allocSizedAs allocates the bytes of graph tensor id for what is not that
+// tensor itself (its gradient), the event named after it plus suffix.
+func (s *sim) allocSizedAs(id spec.TensorID, suffix string, role spec.Role) (allocator.BlockID, error) {
+	t := &s.g.Tensors[id]
+	return s.request(request{kind: reqAlloc, tensor: spec.NoTensor, sizedBy: id + 1, name: t.Name, suffix: suffix, bytes: t.Bytes, role: role})
+}
+
 func (s *sim) freeRaw(base, suffix string, blk allocator.BlockID, role spec.Role) {
 	s.request(request{kind: reqFree, block: blk, tensor: spec.NoTensor, name: base, suffix: suffix, role: role})
 }
@@ -332,12 +382,7 @@ func (s *sim) walk() error {
 	// most of theirs there) never needs it, and a concurrent replay is
 	// meanwhile taking the model's blocks.
 	s.lv = s.prepare()
-	limited := s.opt.Device > 0 || s.opt.Capacity > 0
-	last := simulatedIterations
-	if limited {
-		last = limitedIterations
-	}
-	for it := 1; it <= last; it++ {
+	for it := 1; it <= s.lastStep(); it++ {
 		s.iteration = it
 		s.request(request{kind: reqBeginIteration, bytes: int64(it)})
 		// Micro-batches repeat forward and backward; their runs fold into one per phase.
@@ -368,24 +413,44 @@ func (s *sim) walk() error {
 		if _, err := s.request(request{kind: reqEndIteration, bytes: int64(it)}); err != nil {
 			return err
 		}
-		if it == 2 || limited && it > 2 {
-			v := s.stepVerdict(it)
-			if v.repeated || v.fromCache {
-				// The step left the allocator exactly as the one before
-				// did, or the next would repeat it from the cache this one
-				// warmed: every later step repeats it, the steady state.
-				break
-			}
-			if it >= simulatedIterations && !v.released {
-				// Never at its limit: the unlimited run's three steps.
-				break
-			}
-			if it == last {
-				return &UnsettledError{Steps: it}
-			}
+		if stop, err := s.stepEnds(it); stop || err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// lastStep is the most steps a run walks: simulatedIterations, or on a
+// limited device limitedIterations.
+func (s *sim) lastStep() int {
+	if s.opt.Device > 0 || s.opt.Capacity > 0 {
+		return limitedIterations
+	}
+	return simulatedIterations
+}
+
+// stepEnds says, once step it has been requested, whether the run stops
+// there: at its steady state, or with an *UnsettledError after the last
+// step a limited device allows.
+func (s *sim) stepEnds(it int) (stop bool, err error) {
+	limited := s.opt.Device > 0 || s.opt.Capacity > 0
+	if it < 2 || it > 2 && !limited {
+		return it >= s.lastStep(), nil // the unlimited run's three steps
+	}
+	v := s.stepVerdict(it)
+	switch {
+	case v.repeated || v.fromCache:
+		// The step left the allocator exactly as the one before did, or
+		// the next would repeat it from the cache this one warmed: every
+		// later step repeats it, the steady state.
+		return true, nil
+	case it >= simulatedIterations && !v.released:
+		// Never at its limit: the unlimited run's three steps.
+		return true, nil
+	case it == s.lastStep():
+		return true, &UnsettledError{Steps: it}
+	}
+	return false, nil
 }
 
 // Library workspaces, allocated once each.

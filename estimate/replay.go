@@ -40,9 +40,13 @@ type request struct {
 	role   spec.Role
 	phase  Phase
 	tensor spec.TensorID // the graph tensor allocated, or spec.NoTensor
-	stream allocator.Stream
-	block  allocator.BlockID
-	bytes  int64 // bytes requested; the iteration of reqBeginIteration and reqEndIteration
+	// sizedBy is 1 + the graph tensor whose bytes an alloc that is not
+	// that tensor asks for (its gradient), 0 for none: a recorded timeline
+	// replayed on a graph of other sizes reads them there (walks.go).
+	sizedBy spec.TensorID
+	stream  allocator.Stream
+	block   allocator.BlockID
+	bytes   int64 // bytes requested; the iteration of reqBeginIteration and reqEndIteration
 	// name+suffix is the event's tensor; op+opSuffix the op running. They
 	// are joined only when an event is kept.
 	name, suffix, op, opSuffix string
@@ -152,6 +156,10 @@ func (s *sim) request(q request) (allocator.BlockID, error) {
 // send replays q at once, or queues it for the concurrent replay.
 func (s *sim) send(q request) error {
 	r := &s.rp
+	s.sent++
+	if s.recorder != nil {
+		s.recorder.add(&q)
+	}
 	if r.queue == nil {
 		r.apply(&q)
 		return r.err

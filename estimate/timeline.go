@@ -396,7 +396,7 @@ func (s *sim) newBuf(id spec.TensorID) (int32, error) {
 		s.bufs = append(s.bufs, gradBuf{block: noBlock, refs: 1, tensor: id})
 		return int32(len(s.bufs) - 1), nil
 	}
-	blk, err := s.allocRaw(t.Name, "", t.Bytes, spec.RoleActivationGradient)
+	blk, err := s.allocSizedAs(id, "", spec.RoleActivationGradient)
 	if err != nil {
 		return -1, err
 	}
@@ -445,12 +445,11 @@ func (s *sim) paramGrad(p spec.TensorID) (allocator.BlockID, error) {
 	if !s.g.Tensors[p].RequiresGrad {
 		return noBlock, nil
 	}
-	t := &s.g.Tensors[p]
 	suffix := ".grad"
 	if s.paramGrads[p] != noBlock {
 		suffix = ".grad (accumulated)"
 	}
-	return s.allocRaw(t.Name, suffix, t.Bytes, spec.RoleGradient)
+	return s.allocSizedAs(p, suffix, spec.RoleGradient)
 }
 
 // deliverParamGrad is the engine handing a new gradient blk of parameter p
@@ -471,7 +470,7 @@ func (s *sim) deliverParamGrad(p spec.TensorID, blk allocator.BlockID, view bool
 		s.pendingLeft[p]--
 		if prev := s.pending[p]; prev != noBlock {
 			if s.pendingView[p] {
-				sum, err := s.allocRaw(t.Name, ".grad (sum)", t.Bytes, spec.RoleGradient)
+				sum, err := s.allocSizedAs(p, ".grad (sum)", spec.RoleGradient)
 				if err != nil {
 					return err
 				}
