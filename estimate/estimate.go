@@ -146,6 +146,9 @@ func runOnce(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*
 			if err != errWalkShort {
 				return nil, err
 			}
+			// The run goes on past the steps recorded: it is walked, and
+			// recorded to replace the shorter walk.
+			seen = len(k.reqs)
 		}
 	}
 	s := newSim(m, g, p, opt)
@@ -259,7 +262,6 @@ type gradBuf struct {
 }
 
 func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *sim {
-	n := len(g.Tensors)
 	cfg := allocator.Config{
 		ExpandableSegments:     m.Training.Allocator.ExpandableSegments,
 		MaxSplitSize:           m.Training.Allocator.MaxSplitSizeMB << 20,
@@ -270,20 +272,8 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	}
 	s := &sim{m: m, g: g, t: m.Training, p: p, opt: opt, a: allocator.New(cfg), nextBlock: 1,
 		train: m.Training.Mode == spec.ModeTrain,
-		block: make([]allocator.BlockID, n), isLive: make([]bool, n), uses: make([]int32, n), holds: make([]int32, n),
-		savedCnt: make([]int32, n), role: make([]spec.Role, n), grads: make([]int32, n),
-		paramGrads: make([]allocator.BlockID, n), pending: make([]allocator.BlockID, n), pendingView: make([]bool, n), pendingLeft: make([]int32, n),
 	}
 	s.lossSeed = g.LossGrad
-	for i := range s.grads {
-		s.grads[i] = -1
-		s.paramGrads[i] = noBlock
-		s.pending[i] = noBlock
-	}
-	s.stor = make([]spec.TensorID, len(g.Tensors))
-	for i := range s.stor {
-		s.stor[i] = g.Storage(spec.TensorID(i))
-	}
 	s.par = newParallelSim(s)
 	s.fused = loadsFusedModule(g)
 	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
@@ -370,8 +360,27 @@ func (s *sim) run() error {
 	return err
 }
 
+// walkState makes the timeline's state of every tensor (a replayed walk
+// needs none).
+func (s *sim) walkState() {
+	n := len(s.g.Tensors)
+	s.block, s.isLive, s.uses, s.holds = make([]allocator.BlockID, n), make([]bool, n), make([]int32, n), make([]int32, n)
+	s.savedCnt, s.role, s.grads = make([]int32, n), make([]spec.Role, n), make([]int32, n)
+	s.paramGrads, s.pending, s.pendingView, s.pendingLeft = make([]allocator.BlockID, n), make([]allocator.BlockID, n), make([]bool, n), make([]int32, n)
+	for i := range s.grads {
+		s.grads[i] = -1
+		s.paramGrads[i] = noBlock
+		s.pending[i] = noBlock
+	}
+	s.stor = make([]spec.TensorID, n)
+	for i := range s.stor {
+		s.stor[i] = s.g.Storage(spec.TensorID(i))
+	}
+}
+
 // walk is the timeline: every step of the run, as requests to the replay.
 func (s *sim) walk() error {
+	s.walkState()
 	// Before the step: the model moves to the GPU (and is wrapped for its
 	// process group), then the batch.
 	if err := s.allocResident(); err != nil {

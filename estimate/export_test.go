@@ -22,6 +22,3 @@ func RunCountingSteps(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Op
 	}
 	return s.result(), s.iteration, nil
 }
-
-// Replayed is how many runs replayed a walk w kept.
-func (w *Walks) Replayed() int64 { return w.replayed.Load() }

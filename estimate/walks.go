@@ -288,3 +288,6 @@ func (s *sim) replayWalk(k *walk) error {
 	}
 	return errWalkShort
 }
+
+// Replayed is how many runs replayed a walk w kept.
+func (w *Walks) Replayed() int64 { return w.replayed.Load() }
