@@ -215,7 +215,7 @@ func (s *sim) startReplay() {
 func (r *replay) applyFrom(batch []request, i int) (next int) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.fail(fmt.Errorf("internal error replaying %s%s: %v (a bug in memplan)", batch[i].name, batch[i].suffix, p))
+			r.fail(fmt.Errorf("internal error replaying %s%s: %v (a bug in memplan)", r.nameOf(&batch[i]), batch[i].suffix, p))
 			if it := int(batch[i].bytes); batch[i].kind == reqEndIteration && it >= 2 {
 				r.verdict <- stepVerdict{}
 			}
@@ -277,6 +277,21 @@ func (r *replay) verdictOf(it int) stepVerdict {
 	}
 }
 
+// nameOf is q's name: a request of a graph tensor, or sized by one, is
+// named after it, and a replayed walk leaves that name to be read here,
+// from the graph, when it is needed.
+func (r *replay) nameOf(q *request) string {
+	switch {
+	case q.name != "" || q.kind != reqAlloc && q.kind != reqFree:
+		return q.name
+	case q.tensor != spec.NoTensor:
+		return r.g.Tensors[q.tensor].Name
+	case q.sizedBy > 0:
+		return r.g.Tensors[q.sizedBy-1].Name
+	}
+	return ""
+}
+
 // apply replays one request; after an error it does nothing.
 func (r *replay) apply(q *request) {
 	if r.err != nil {
@@ -312,7 +327,7 @@ func (r *replay) apply(q *request) {
 			requested = r.a.Requested(q.block)
 		}
 		if err := r.a.Free(q.block); err != nil {
-			panic(fmt.Sprintf("estimate: freeing %s%s: %v", q.name, q.suffix, err))
+			panic(fmt.Sprintf("estimate: freeing %s%s: %v", r.nameOf(q), q.suffix, err))
 		}
 		r.record(ActionFree, q, size, requested)
 	case reqBeginIteration:
@@ -414,7 +429,7 @@ func (r *replay) allocError(q *request, err error) error {
 		t := &r.g.Tensors[q.tensor]
 		return fmt.Errorf("allocating %s (%s, %d bytes) in %s of iteration %d: %w", t.Name, spec.FormatShape(t.Shape), t.Bytes, r.phase, r.iteration, err)
 	}
-	return fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", q.name, q.suffix, q.bytes, r.phase, r.iteration, err)
+	return fmt.Errorf("allocating %s%s (%d bytes) in %s of iteration %d: %w", r.nameOf(q), q.suffix, q.bytes, r.phase, r.iteration, err)
 }
 
 // record notes an event of a block of size bytes (requested asked for) and
@@ -431,13 +446,13 @@ func (r *replay) record(act Action, q *request, size, requested int64) {
 		// once the forward's figures are read): an event of the phase that
 		// ended, in the timeline only.
 		if r.timeline && r.iteration > 0 {
-			r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: q.name + q.suffix, Role: q.role.String(), Bytes: size, Requested: requested, Allocated: r.a.Allocated(), Reserved: r.a.Reserved()})
+			r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: r.nameOf(q) + q.suffix, Role: q.role.String(), Bytes: size, Requested: requested, Allocated: r.a.Allocated(), Reserved: r.a.Reserved()})
 		}
 		return
 	}
 	allocated := r.a.Allocated()
 	if r.timeline {
-		r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: q.name + q.suffix, Role: q.role.String(), Bytes: size, Requested: requested, Allocated: allocated, Reserved: r.a.Reserved()})
+		r.events = append(r.events, Event{Iteration: r.reportedIteration(), Phase: r.phase, Action: act, Op: q.op + q.opSuffix, Tensor: r.nameOf(q) + q.suffix, Role: q.role.String(), Bytes: size, Requested: requested, Allocated: allocated, Reserved: r.a.Reserved()})
 	}
 	if act == ActionAlloc && allocated > pr.PeakAllocatedBytes {
 		pr.PeakAllocatedBytes = allocated

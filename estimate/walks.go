@@ -68,7 +68,8 @@ func (k *walk) bytes() int64 {
 // recorded is a request as a walk keeps it, a quarter of its size: a
 // Llama-405B step's 125,000 requests take 4 MB. Its name is the graph
 // tensor's it makes or is sized by, or the next of the walk's names; its op
-// the one before's or the next of the walk's ops (op and suffix).
+// the one before's or the next of the walk's ops (op and suffix). Its
+// block is the one the allocator hands out in turn, as when it was walked.
 type recorded struct {
 	bytes   int64 // an alloc's that is no graph tensor's; a step's number
 	block   int32
@@ -82,11 +83,9 @@ type recorded struct {
 }
 
 const (
-	nameOfTensor  = 1 << iota // request.name is the name of request.tensor
-	nameOfSizedBy             // of request.sizedBy's tensor
-	nameListed                // the next of walk.names
-	suffixListed              // request.suffix is the next of walk.suffixes
-	opListed                  // op and opSuffix are the next two of walk.ops
+	nameListed   = 1 << iota // request.name is the next of walk.names (else its tensor's: replay.nameOf)
+	suffixListed             // request.suffix is the next of walk.suffixes
+	opListed                 // op and opSuffix are the next two of walk.ops
 )
 
 // recorder turns the requests a run sends into a walk.
@@ -104,14 +103,20 @@ func (rc *recorder) add(q *request) {
 	if int64(r.block) != int64(q.block) || spec.Role(r.role) != q.role || Phase(r.phase) != q.phase || allocator.Stream(r.stream) != q.stream {
 		rc.bad = true
 	}
+	// A name that is its tensor's is read from the graph replayed on; an
+	// empty one where the tensor's would be read cannot be kept.
+	var own string
 	switch ts := rc.g.Tensors; {
-	case q.tensor != spec.NoTensor && q.name == ts[q.tensor].Name:
-		r.strings |= nameOfTensor
-	case q.sizedBy > 0 && q.name == ts[q.sizedBy-1].Name:
-		r.strings |= nameOfSizedBy
-	case q.name != "":
+	case q.kind != reqAlloc && q.kind != reqFree:
+	case q.tensor != spec.NoTensor:
+		own = ts[q.tensor].Name
+	case q.sizedBy > 0:
+		own = ts[q.sizedBy-1].Name
+	}
+	if q.name != own {
 		r.strings |= nameListed
 		rc.w.names = append(rc.w.names, q.name)
+		rc.bad = rc.bad || q.name == ""
 	}
 	if q.suffix != "" {
 		r.strings |= suffixListed
@@ -239,7 +244,13 @@ var errWalkShort = errors.New("estimate: the recorded timeline ends before the r
 // decides after each step whether the run goes on, as walk does. It runs
 // the replay itself: there is no walk to run beside it.
 func (s *sim) replayWalk(k *walk) error {
-	ts, r := s.g.Tensors, &s.rp
+	r := &s.rp
+	// The sizes, read in one pass: a read of each alloc's tensor in turn
+	// would miss the cache at most of them.
+	sizes := make([]int64, len(s.g.Tensors))
+	for i := range s.g.Tensors {
+		sizes[i] = s.g.Tensors[i].Bytes
+	}
 	var names, suffixes, ops int
 	var q request
 	for i := range k.reqs {
@@ -248,17 +259,11 @@ func (s *sim) replayWalk(k *walk) error {
 		q.tensor, q.sizedBy, q.block, q.bytes = w.tensor, w.sizedBy, allocator.BlockID(w.block), w.bytes
 		q.name, q.suffix = "", ""
 		if w.strings != 0 {
-			switch {
-			case w.strings&nameListed != 0:
+			// A name that is its tensor's is left to replay.nameOf, which
+			// reads it only when an event or an error needs it.
+			if w.strings&nameListed != 0 {
 				q.name = k.names[names]
 				names++
-			case q.kind == reqFree && !r.timeline:
-				// A free's name is read only into the timeline's
-				// events: the tensor's, from the graph, costs a miss.
-			case w.strings&nameOfTensor != 0:
-				q.name = ts[q.tensor].Name
-			case w.strings&nameOfSizedBy != 0:
-				q.name = ts[q.sizedBy-1].Name
 			}
 			if w.strings&suffixListed != 0 {
 				q.suffix = k.suffixes[suffixes]
@@ -271,9 +276,9 @@ func (s *sim) replayWalk(k *walk) error {
 		}
 		if q.kind == reqAlloc {
 			if q.tensor != spec.NoTensor {
-				q.bytes = ts[q.tensor].Bytes
+				q.bytes = sizes[q.tensor]
 			} else if q.sizedBy > 0 {
-				q.bytes = ts[q.sizedBy-1].Bytes
+				q.bytes = sizes[q.sizedBy-1]
 			}
 		}
 		r.apply(&q)
