@@ -52,9 +52,10 @@ const (
 	plannerGraphBytes = 128 << 20
 )
 
-// plannerWalkBytes is how much of recorded walks a planner keeps: three of
-// the 405B's, or one of a model three times its depth; a sweep's points
-// change structure only at a few boundaries of its grid.
+// plannerWalkBytes is how much a planner keeps of the kinds of run it has
+// seen, their graphs and recorded walks (estimate.Walks): two of the 405B's
+// (about 10 MB each); a sweep's points change structure only at a few
+// boundaries of its grid.
 const plannerWalkBytes = 24 << 20
 
 func newPlanner(path, gpu string) (*planner, error) {

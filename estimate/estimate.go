@@ -123,46 +123,57 @@ func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Resu
 	return rd, nil
 }
 
-// runOnce is one simulated run: the replay of a walk recorded for a graph
-// of g's structure when opt.Walks has one, or a walk of g, recorded there.
+// runOnce is one simulated run: with opt.Walks, the replay of the walk
+// recorded for a run of g's kind when it has one; otherwise a walk of g,
+// recorded when a run of its kind has been seen before.
 func runOnce(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
 	// Only the peaks are read from a replayed walk: the terms and the
 	// per-layer table read the timeline's own state.
-	walks := opt.Walks != nil && opt.PeaksOnly
-	var key string
-	var seen int // requests of a run of this kind seen and not recorded
-	if walks {
-		key = walkKey(m)
-		var k *walk
-		if k, seen = opt.Walks.find(key, g, p); k != nil {
-			s := newSim(m, g, p, opt)
-			err := s.replayWalk(k)
-			if err != errWalkShort {
-				opt.Walks.replayed.Add(1)
-			}
-			if err == nil {
-				return s.result(), nil
-			}
-			if err != errWalkShort {
+	if opt.Walks == nil || !opt.PeaksOnly {
+		s := newSim(m, g, p, opt)
+		if err := s.run(); err != nil {
+			return nil, err
+		}
+		return s.result(), nil
+	}
+	key := walkKey(m)
+	kind := opt.Walks.find(key, g, p)
+	expected := 0 // requests of the run to record; 0: do not record
+	switch {
+	case kind == nil || kind.refused:
+	case kind.w != nil:
+		s := newSim(m, g, p, opt)
+		err := s.replayWalk(kind.w)
+		if err != errWalkShort {
+			opt.Walks.replayed.Add(1)
+			if err != nil {
 				return nil, err
 			}
-			// The run goes on past the steps recorded: it is walked, and
-			// recorded to replace the shorter walk.
-			seen = len(k.reqs)
+			return s.result(), nil
 		}
+		// The run goes on past the steps recorded: it is walked, and
+		// recorded to replace the shorter walk.
+		expected = len(kind.w.reqs)
+	default:
+		expected = kind.sent // the kind's second run
 	}
 	s := newSim(m, g, p, opt)
-	if seen > 0 {
-		s.recorder = &recorder{g: g, w: walk{reqs: make([]recorded, 0, seen)}}
+	if expected > 0 {
+		s.recorder = newRecorder(g, expected)
 	}
 	if err := s.run(); err != nil {
 		return nil, err
 	}
 	switch rc := s.recorder; {
-	case rc != nil && !rc.bad:
-		opt.Walks.add(rc.walk(key, p, s.iteration))
-	case walks && seen == 0:
-		opt.Walks.saw(key, g, p, s.sent)
+	case kind == nil:
+		opt.Walks.put(nil, &walkKind{key: key, p: p, g: g, sent: s.sent})
+	case rc != nil:
+		opt.Walks.recorded.Add(1)
+		next := &walkKind{key: key, p: p, g: g, sent: kind.sent, refused: rc.bad}
+		if !rc.bad {
+			next.w = rc.walk(s.iteration)
+		}
+		opt.Walks.put(kind, next)
 	}
 	return s.result(), nil
 }

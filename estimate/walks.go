@@ -27,28 +27,43 @@ import (
 // (workspaces, library windows) is the profile's. The replay still runs
 // every request through the allocator; only the walk of the graph is
 // spared, which is about half of an estimate's time.
-// TestRecordedWalksAreRuns holds every bundled description at other
-// batch sizes and lengths to the same results as walking its graph.
+// TestRecordedWalksAreRuns holds the bundled examples, parallel layouts and
+// two hold-out sets at other batch sizes, lengths and image sizes, under
+// six option sets sharing one Walks, to the results of walking their
+// graphs; TestWalksShared does so on four goroutines sharing one.
 
-// Walks keeps the timelines recorded by runs of a command, for its later
-// runs of the same step at other sizes (Options.Walks), up to a number of
-// bytes: the walks used least recently make way. It is safe for concurrent
-// use.
+// Walks keeps, for the runs of a command, the kinds of run it has seen —
+// training options, profile and a graph of their structure — and for a
+// kind run more than once the timeline recorded by its second run, which
+// its later runs at other sizes replay (Options.Walks). What it keeps, the
+// graphs included, stays under a number of bytes: the kinds used least
+// recently make way. It is safe for concurrent use.
 type Walks struct {
 	mu    sync.Mutex
-	max   int64   // bytes kept, at most (walk.bytes)
-	held  int64   // bytes kept
-	walks []*walk // used least recently first
-	seen  []sighting
-	// replayed counts the runs that replayed a walk (tests).
-	replayed atomic.Int64
+	max   int64       // bytes kept, at most (kind.bytes)
+	held  int64       // bytes kept
+	kinds []*walkKind // used least recently first
+	// replayed and recorded count the runs that replayed a walk and those
+	// that recorded one.
+	replayed, recorded atomic.Int64
+}
+
+// walkKind is a kind of run a Walks has seen; it is not changed once kept
+// (a longer walk replaces it).
+type walkKind struct {
+	key  string // the training options but the sizes (walkKey)
+	p    *calibrate.Profile
+	g    *spec.Graph // a graph of the kind's structure
+	sent int         // requests its first run sent
+	w    *walk       // its recorded walk; nil until its second run
+	// refused: its walk cannot be kept (larger than the store, or a request
+	// the compact form cannot hold), so its runs walk, unrecorded.
+	refused bool
+	bytes   int64
 }
 
 // walk is one recorded timeline: every request the run sent, in order.
 type walk struct {
-	key   string // the training options but the sizes (walkKey)
-	p     *calibrate.Profile
-	g     *spec.Graph
 	reqs  []recorded
 	steps int // steps walked
 	// The strings the requests do not find in the graph, in request
@@ -56,13 +71,11 @@ type walk struct {
 	names, suffixes, ops []string
 }
 
-// bytes is about what k holds: its requests and strings, and the graph it
-// keeps to compare others with (its tensors and ops; their names and id
-// lists are left out).
+// bytes is about what k holds: its requests and strings (the strings
+// themselves are the graph's or constants).
 func (k *walk) bytes() int64 {
 	return int64(len(k.reqs))*int64(unsafe.Sizeof(recorded{})) +
-		int64(len(k.names)+len(k.suffixes)+len(k.ops))*int64(unsafe.Sizeof("")) +
-		int64(len(k.g.Tensors))*int64(unsafe.Sizeof(spec.Tensor{})) + int64(len(k.g.Ops))*int64(unsafe.Sizeof(spec.Op{}))
+		int64(len(k.names)+len(k.suffixes)+len(k.ops))*int64(unsafe.Sizeof(""))
 }
 
 // recorded is a request as a walk keeps it, a quarter of its size: a
@@ -71,7 +84,7 @@ func (k *walk) bytes() int64 {
 // the one before's or the next of the walk's ops (op and suffix). Its
 // block is the one the allocator hands out in turn, as when it was walked.
 type recorded struct {
-	bytes   int64 // an alloc's that is no graph tensor's; a step's number
+	bytes   int64 // as walked (an alloc's is read again unless no graph tensor's); a step's number
 	block   int32
 	tensor  spec.TensorID
 	sizedBy spec.TensorID
@@ -92,8 +105,16 @@ const (
 type recorder struct {
 	g            *spec.Graph
 	w            walk
+	expected     int // requests the run is expected to send
 	op, opSuffix string
 	bad          bool // a request the compact form cannot hold
+}
+
+// newRecorder records a run of g expected to send n requests: its list
+// starts short — a run stopped at a limit while the model loads sends few
+// — and grows to n at once when it fills.
+func newRecorder(g *spec.Graph, n int) *recorder {
+	return &recorder{g: g, expected: n, w: walk{reqs: make([]recorded, 0, min(n, 4096))}}
 }
 
 // add records q.
@@ -127,21 +148,29 @@ func (rc *recorder) add(q *request) {
 		rc.w.ops = append(rc.w.ops, q.op, q.opSuffix)
 		rc.op, rc.opSuffix = q.op, q.opSuffix
 	}
+	if len(rc.w.reqs) == cap(rc.w.reqs) {
+		rc.w.reqs = slices.Grow(rc.w.reqs, max(rc.expected, 2*len(rc.w.reqs))-len(rc.w.reqs))
+	}
 	rc.w.reqs = append(rc.w.reqs, r)
 }
 
-// walk returns the recorded walk, its lists trimmed to their length.
-func (rc *recorder) walk(key string, p *calibrate.Profile, steps int) *walk {
-	k := rc.w
-	k.key, k.p, k.g, k.steps = key, p, rc.g, steps
-	k.reqs, k.names, k.suffixes, k.ops = slices.Clone(k.reqs), slices.Clone(k.names), slices.Clone(k.suffixes), slices.Clone(k.ops)
-	return &k
+// walk returns the recorded walk of steps steps, its lists trimmed to
+// their length.
+func (rc *recorder) walk(steps int) *walk {
+	return &walk{steps: steps, reqs: slices.Clone(rc.w.reqs), names: slices.Clone(rc.w.names),
+		suffixes: slices.Clone(rc.w.suffixes), ops: slices.Clone(rc.w.ops)}
 }
 
-// NewWalks returns an empty store that keeps up to maxBytes of walks (a
-// Llama-405B step's is about 10 MB with its graph); a walk larger than
+// NewWalks returns an empty store that keeps up to maxBytes (a
+// Llama-405B step's walk and graph are about 10 MB); a kind larger than
 // that is not kept.
 func NewWalks(maxBytes int64) *Walks { return &Walks{max: maxBytes} }
+
+// Replayed is how many runs replayed a walk.
+func (w *Walks) Replayed() int64 { return w.replayed.Load() }
+
+// Recorded is how many runs recorded a walk.
+func (w *Walks) Recorded() int64 { return w.recorded.Load() }
 
 // walkKey is what, besides the graph's structure and the profile, decides a
 // timeline: the training options less the sizes a structure varies in.
@@ -152,87 +181,67 @@ func walkKey(m *spec.Model) string {
 	return fmt.Sprintf("%+v", t)
 }
 
-// find returns a walk recorded on p for a graph of g's structure with the
-// same options, or nil, and otherwise how many requests a run of that kind
-// sent when one was seen (0 when none was): the second such run is
-// recorded, so that a command that runs a kind once records none.
-func (w *Walks) find(key string, g *spec.Graph, p *calibrate.Profile) (*walk, int) {
+// find returns the kind of a run of g on p with options key, or nil when
+// none is kept; the graphs are compared outside the lock.
+func (w *Walks) find(key string, g *spec.Graph, p *calibrate.Profile) *walkKind {
 	w.mu.Lock()
-	candidates, seen := slices.Clone(w.walks), slices.Clone(w.seen)
+	kinds := slices.Clone(w.kinds)
 	w.mu.Unlock()
-	for i := len(candidates) - 1; i >= 0; i-- {
-		if k := candidates[i]; k.key == key && k.p == p && spec.SameStructure(k.g, g) {
+	for i := len(kinds) - 1; i >= 0; i-- {
+		if k := kinds[i]; k.key == key && k.p == p && spec.SameStructure(k.g, g) {
 			w.mu.Lock()
-			if j := slices.Index(w.walks, k); j >= 0 {
-				w.walks = append(slices.Delete(w.walks, j, j+1), k)
+			if j := slices.Index(w.kinds, k); j >= 0 { // used last
+				w.kinds = append(slices.Delete(w.kinds, j, j+1), k)
 			}
 			w.mu.Unlock()
-			return k, 0
+			return k
 		}
 	}
-	for _, k := range seen {
-		if k.key == key && k.p == p && spec.SameStructure(k.g, g) {
-			return nil, k.sent
-		}
+	return nil
+}
+
+// put keeps k in place of old, or when old is nil as a kind not kept yet
+// (unless another worker has kept it meanwhile). A walk too large for the
+// store is refused: k is kept without it, so that later runs do not record
+// it again; a graph too large is not kept at all.
+func (w *Walks) put(old, k *walkKind) {
+	gb := k.g.SizeBytes()
+	k.bytes = gb
+	if k.w != nil {
+		k.bytes += k.w.bytes()
 	}
-	return nil, 0
-}
-
-// saw notes a run of g that was not recorded and sent n requests; the
-// last few are kept.
-func (w *Walks) saw(key string, g *spec.Graph, p *calibrate.Profile, n int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.seen) == walksSeen {
-		w.seen = slices.Delete(w.seen, 0, 1)
+	if k.bytes > w.max && k.w != nil {
+		k.w, k.refused, k.bytes = nil, true, gb
 	}
-	w.seen = append(w.seen, sighting{key: key, p: p, g: g, sent: n})
-}
-
-// walksSeen is how many runs that were not recorded a Walks remembers.
-const walksSeen = 4
-
-// sighting is a run a Walks saw and did not record.
-type sighting struct {
-	key  string
-	p    *calibrate.Profile
-	g    *spec.Graph
-	sent int
-}
-
-// add keeps k, unless a walk of its kind that has as many steps is kept:
-// it then replaces one with fewer. The sightings of its kind are
-// forgotten.
-func (w *Walks) add(k *walk) {
-	b := k.bytes()
-	if b > w.max {
+	if k.bytes > w.max {
+		w.forget(old)
+		return
+	}
+	if old == nil && w.find(k.key, k.g, k.p) != nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.seen = slices.DeleteFunc(w.seen, func(o sighting) bool {
-		return o.key == k.key && o.p == k.p && spec.SameStructure(o.g, k.g)
-	})
-	for i, o := range w.walks {
-		if o.key == k.key && o.p == k.p && spec.SameStructure(o.g, k.g) {
-			if o.steps >= k.steps {
-				return
-			}
-			w.drop(i)
-			break
-		}
+	if j := slices.Index(w.kinds, old); old != nil && j >= 0 {
+		w.held -= old.bytes
+		w.kinds = slices.Delete(w.kinds, j, j+1)
 	}
-	for w.held+b > w.max {
-		w.drop(0)
+	for len(w.kinds) > 0 && w.held+k.bytes > w.max {
+		w.held -= w.kinds[0].bytes
+		w.kinds = slices.Delete(w.kinds, 0, 1)
 	}
-	w.walks = append(w.walks, k)
-	w.held += b
+	w.kinds = append(w.kinds, k)
+	w.held += k.bytes
 }
 
-// drop forgets walk i.
-func (w *Walks) drop(i int) {
-	w.held -= w.walks[i].bytes()
-	w.walks = slices.Delete(w.walks, i, i+1)
+// forget drops kind k when it is kept.
+func (w *Walks) forget(k *walkKind) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if j := slices.Index(w.kinds, k); k != nil && j >= 0 {
+		w.held -= k.bytes
+		w.kinds = slices.Delete(w.kinds, j, j+1)
+	}
 }
 
 // errWalkShort stops a replayed walk whose run goes on past the steps the
@@ -293,6 +302,3 @@ func (s *sim) replayWalk(k *walk) error {
 	}
 	return errWalkShort
 }
-
-// Replayed is how many runs replayed a walk w kept.
-func (w *Walks) Replayed() int64 { return w.replayed.Load() }

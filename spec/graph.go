@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unsafe"
 
 	"github.com/memplan/memplan/estimate/allocator"
 )
@@ -389,4 +390,19 @@ func (g *Graph) hasTrainable() bool {
 		}
 	}
 	return false
+}
+
+// SizeBytes is about how much memory g holds: its tensors and ops, their
+// names and id lists.
+func (g *Graph) SizeBytes() int64 {
+	n := int64(len(g.Tensors))*int64(unsafe.Sizeof(Tensor{})) + int64(len(g.Ops))*int64(unsafe.Sizeof(Op{}))
+	for i := range g.Tensors {
+		t := &g.Tensors[i]
+		n += int64(len(t.Name)) + 8*int64(len(t.Shape))
+	}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		n += int64(len(op.Name)+len(op.Kind)+len(op.Layer)) + 4*int64(len(op.Inputs)+len(op.Params)+len(op.Outputs)+len(op.Extra)+len(op.Saved)+len(op.Temps)+len(op.BackwardTemps)+len(op.GradInputs)+len(op.GradProducts)) + 8*int64(len(op.BackwardTempsFreedBy))
+	}
+	return n
 }

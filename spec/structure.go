@@ -6,8 +6,10 @@ import "slices"
 // same tensors, ops, parameters and backward scripts, differing at most in
 // the shapes and byte sizes of the tensors that are not resident (the
 // batch, activations, temporaries, workspaces), with the same rank and no
-// size becoming zero or non-zero; and in what only reports read (the
-// convolution geometries and the expansion's warnings). Varying the batch
+// size becoming zero or non-zero; and in what the timeline does not read
+// (the convolution geometries, which an estimate reads from its own graph
+// for its warnings and for the kernels a step loads outside the allocator,
+// and the expansion's warnings). Varying the batch
 // size or the sequence length of a description gives such graphs.
 //
 // A step's timeline then makes the same requests in the same order, only

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/memplan/memplan/spec"
 )
@@ -24,7 +23,7 @@ type Cache struct {
 	mu       sync.Mutex
 	size     int
 	maxBytes int64
-	held     int64         // graphBytes of the finished entries
+	held     int64         // SizeBytes of the finished entries
 	entries  []*cacheEntry // least recently used first
 }
 
@@ -33,11 +32,11 @@ type cacheEntry struct {
 	done  chan struct{} // closed once g and err are set
 	g     *spec.Graph
 	err   error
-	bytes int64 // graphBytes(g), once done
+	bytes int64 // g.SizeBytes(), once done
 }
 
 // NewCache returns a cache that keeps the size graphs used last, up to
-// maxBytes of them (graphBytes): a 405B's graph is about 5 MB, a
+// maxBytes of them (spec.Graph.SizeBytes): a 405B's graph is about 5 MB, a
 // 10,000-layer GPT-2's some 300 MB, which a cache smaller than that does
 // not keep at all.
 func NewCache(size int, maxBytes int64) *Cache {
@@ -79,7 +78,7 @@ func (c *Cache) Expand(m *spec.Model) (*spec.Graph, error) {
 func (c *Cache) keep(e *cacheEntry) {
 	var bytes int64
 	if e.g != nil {
-		bytes = graphBytes(e.g) // a walk over the graph: outside the lock
+		bytes = e.g.SizeBytes() // a walk over the graph: outside the lock
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -101,21 +100,6 @@ func (c *Cache) keep(e *cacheEntry) {
 func (c *Cache) evict(i int) {
 	c.held -= c.entries[i].bytes
 	c.entries = append(c.entries[:i], c.entries[i+1:]...)
-}
-
-// graphBytes is about how much memory g holds: its tensors and ops, their
-// names and id lists.
-func graphBytes(g *spec.Graph) int64 {
-	n := int64(len(g.Tensors))*int64(unsafe.Sizeof(spec.Tensor{})) + int64(len(g.Ops))*int64(unsafe.Sizeof(spec.Op{}))
-	for i := range g.Tensors {
-		t := &g.Tensors[i]
-		n += int64(len(t.Name)) + 8*int64(len(t.Shape))
-	}
-	for i := range g.Ops {
-		op := &g.Ops[i]
-		n += int64(len(op.Name)+len(op.Kind)+len(op.Layer)) + 4*int64(len(op.Inputs)+len(op.Params)+len(op.Outputs)+len(op.Extra)+len(op.Saved)+len(op.Temps)+len(op.BackwardTemps)+len(op.GradInputs)+len(op.GradProducts)) + 8*int64(len(op.BackwardTempsFreedBy))
-	}
-	return n
 }
 
 // errExpansionPanicked is what waits on an expansion that panicked get.

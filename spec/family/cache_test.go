@@ -144,7 +144,7 @@ func TestCacheHoldsItsBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := graphBytes(g)
+	one := g.SizeBytes()
 	if one < 100<<10 {
 		t.Fatalf("GPT-2's graph counted %d bytes", one)
 	}
