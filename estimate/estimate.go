@@ -371,12 +371,18 @@ func (s *sim) run() error {
 	return err
 }
 
-// walkState makes the timeline's state of every tensor (a replayed walk
-// needs none).
-func (s *sim) walkState() {
+// loadState makes the timeline's state of every tensor that loading the
+// model reads (a replayed walk needs none), and stepState the rest, made
+// once the model is loaded: most runs of fit's searches stop while it
+// loads.
+func (s *sim) loadState() {
 	n := len(s.g.Tensors)
-	s.block, s.isLive, s.uses, s.holds = make([]allocator.BlockID, n), make([]bool, n), make([]int32, n), make([]int32, n)
-	s.savedCnt, s.role, s.grads = make([]int32, n), make([]spec.Role, n), make([]int32, n)
+	s.block, s.isLive, s.role = make([]allocator.BlockID, n), make([]bool, n), make([]spec.Role, n)
+}
+
+func (s *sim) stepState() {
+	n := len(s.g.Tensors)
+	s.uses, s.holds, s.savedCnt, s.grads = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	s.paramGrads, s.pending, s.pendingView, s.pendingLeft = make([]allocator.BlockID, n), make([]allocator.BlockID, n), make([]bool, n), make([]int32, n)
 	for i := range s.grads {
 		s.grads[i] = -1
@@ -391,7 +397,7 @@ func (s *sim) walkState() {
 
 // walk is the timeline: every step of the run, as requests to the replay.
 func (s *sim) walk() error {
-	s.walkState()
+	s.loadState()
 	// Before the step: the model moves to the GPU (and is wrapped for its
 	// process group), then the batch.
 	if err := s.allocResident(); err != nil {
@@ -401,6 +407,7 @@ func (s *sim) walk() error {
 	// that stops at its limit while the model loads (fit's searches stop
 	// most of theirs there) never needs it, and a concurrent replay is
 	// meanwhile taking the model's blocks.
+	s.stepState()
 	s.lv = s.prepare()
 	for it := 1; it <= s.lastStep(); it++ {
 		s.iteration = it
