@@ -398,6 +398,9 @@ func (s *sim) stepState() {
 // walk is the timeline: every step of the run, as requests to the replay.
 func (s *sim) walk() error {
 	s.loadState()
+	if s.par != nil {
+		s.par.layout()
+	}
 	// Before the step: the model moves to the GPU (and is wrapped for its
 	// process group), then the batch.
 	if err := s.allocResident(); err != nil {

@@ -129,14 +129,18 @@ func newParallelSim(s *sim) *parallelSim {
 	if !p.ProcessGroup() || !s.train {
 		return nil // one rank: micro-batches are plain gradient accumulation (stepPhases)
 	}
-	ps := &parallelSim{s: s, p: p, n: p.ShardRanks(), raf: p.Sharding != spec.ShardingZero2}
+	return &parallelSim{s: s, p: p, n: p.ShardRanks(), raf: p.Sharding != spec.ShardingZero2}
+}
+
+// layout shards the parameters among the ranks (FSDP2's units, ZeRO-1's
+// partition) before the timeline walks; a replayed walk needs neither.
+func (ps *parallelSim) layout() {
 	switch {
-	case p.ShardsParams():
+	case ps.p.ShardsParams():
 		ps.buildUnits()
-	case p.Sharding == spec.ShardingZero1:
+	case ps.p.Sharding == spec.ShardingZero1:
 		ps.partition()
 	}
-	return ps
 }
 
 // shardRows is FSDP2's padded dim-0 shard of a parameter, in bytes.
