@@ -26,7 +26,8 @@ import (
 // (request.sizedBy), read from the graph replayed on, and every other size
 // (workspaces, library windows) is the profile's. The replay still runs
 // every request through the allocator; only the walk of the graph is
-// spared, which is about half of an estimate's time.
+// spared, about 40% of an estimate's time on one core (a single estimate
+// walks on a second core beside the replay, and gains nothing).
 // TestRecordedWalksAreRuns holds the bundled examples, parallel layouts and
 // two hold-out sets at other batch sizes, lengths and image sizes, under
 // six option sets sharing one Walks, to the results of walking their
