@@ -52,8 +52,8 @@ type Options struct {
 	// Walks, when set, keeps the timelines of this command's runs: a run
 	// whose graph has the structure of one recorded (another batch size or
 	// sequence length, spec.SameStructure) replays that timeline with its
-	// own sizes instead of walking its graph — the same result, in about
-	// half the time (walks.go). Only with PeaksOnly.
+	// own sizes instead of walking its graph: the same result, without
+	// the walk's share of the time (walks.go). Only with PeaksOnly.
 	Walks *Walks
 
 	// everyStep (tests) walks and replays the step that would repeat
@@ -372,14 +372,14 @@ func (s *sim) run() error {
 }
 
 // loadState makes the timeline's state of every tensor that loading the
-// model reads (a replayed walk needs none), and stepState the rest, made
-// once the model is loaded: most runs of fit's searches stop while it
-// loads.
+// model reads (a replayed walk needs none).
 func (s *sim) loadState() {
 	n := len(s.g.Tensors)
 	s.block, s.isLive, s.role = make([]allocator.BlockID, n), make([]bool, n), make([]spec.Role, n)
 }
 
+// stepState makes the rest of it, once the model is loaded: most runs of
+// fit's searches stop while it loads.
 func (s *sim) stepState() {
 	n := len(s.g.Tensors)
 	s.uses, s.holds, s.savedCnt, s.grads = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
