@@ -45,7 +45,7 @@ func pytorchSize(t *testing.T, s string) (bytes, slack float64) {
 }
 
 // TestFitEdgeRuns holds fit's answers to measured runs at the edge of the
-// H200 (examples/holdout64, holdout65, holdout68, holdout72, holdout76, holdout78 and, per rank under FSDP2 with
+// H200 (examples/holdout64, holdout65, holdout68, holdout72, holdout76, holdout78, holdout80 and, per rank under FSDP2 with
 // real NCCL on two H200s, holdout75: fit's largest batch at no headroom and
 // one above, written down before the runs): every run that finished is
 // estimated to fit on the device — or, where the estimate cannot show the
@@ -55,7 +55,7 @@ func pytorchSize(t *testing.T, s string) (bytes, slack float64) {
 // reserved-but-unallocated bytes PyTorch's message printed.
 func TestFitEdgeRuns(t *testing.T) {
 	var cases []string
-	for _, pattern := range []string{"examples/holdout6[458]/*.yaml", "examples/holdout72/*.yaml", "examples/holdout75/parallel/*.yaml", "examples/holdout76/*.yaml", "examples/holdout78/*.yaml"} {
+	for _, pattern := range []string{"examples/holdout6[458]/*.yaml", "examples/holdout72/*.yaml", "examples/holdout75/parallel/*.yaml", "examples/holdout76/*.yaml", "examples/holdout78/*.yaml", "examples/holdout80/*.yaml"} {
 		more, _ := filepath.Glob(pattern)
 		cases = append(cases, more...)
 	}
