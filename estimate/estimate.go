@@ -129,33 +129,31 @@ func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Resu
 func runOnce(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Result, error) {
 	// Only the peaks are read from a replayed walk: the terms and the
 	// per-layer table read the timeline's own state.
-	if opt.Walks == nil || !opt.PeaksOnly {
-		s := newSim(m, g, p, opt)
-		if err := s.run(); err != nil {
-			return nil, err
-		}
-		return s.result(), nil
-	}
-	key := walkKey(m)
-	kind := opt.Walks.find(key, g, p)
+	walks := opt.Walks != nil && opt.PeaksOnly
+	var key string
+	var kind *walkKind
 	expected := 0 // requests of the run to record; 0: do not record
-	switch {
-	case kind == nil || kind.refused:
-	case kind.w != nil:
-		s := newSim(m, g, p, opt)
-		err := s.replayWalk(kind.w)
-		if err != errWalkShort {
-			opt.Walks.replayed.Add(1)
-			if err != nil {
-				return nil, err
+	if walks {
+		key = walkKey(m)
+		kind = opt.Walks.find(key, g, p)
+		switch {
+		case kind == nil || kind.refused:
+		case kind.w != nil:
+			s := newSim(m, g, p, opt)
+			err := s.replayWalk(kind.w)
+			if err != errWalkShort {
+				opt.Walks.replayed.Add(1)
+				if err != nil {
+					return nil, err
+				}
+				return s.result(), nil
 			}
-			return s.result(), nil
+			// The run goes on past the steps recorded: it is walked, and
+			// recorded to replace the shorter walk.
+			expected = len(kind.w.reqs)
+		default:
+			expected = kind.sent // the kind's second run
 		}
-		// The run goes on past the steps recorded: it is walked, and
-		// recorded to replace the shorter walk.
-		expected = len(kind.w.reqs)
-	default:
-		expected = kind.sent // the kind's second run
 	}
 	s := newSim(m, g, p, opt)
 	if expected > 0 {
@@ -165,6 +163,7 @@ func runOnce(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*
 		return nil, err
 	}
 	switch rc := s.recorder; {
+	case !walks:
 	case kind == nil:
 		opt.Walks.put(nil, &walkKind{key: key, p: p, g: g, sent: s.sent})
 	case rc != nil:
@@ -289,10 +288,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 	s.fused = loadsFusedModule(g)
 	s.rp = replay{a: s.a, g: g, timeline: opt.Timeline, limit: opt.Limit, outside: p.OutsideAllocator(s.train, s.fused) + s.ncclBytes()}
 	if !opt.everyStep {
-		s.rp.watchUntil = simulatedIterations
-		if opt.Device > 0 || opt.Capacity > 0 {
-			s.rp.watchUntil = limitedIterations
-		}
+		s.rp.watchUntil = s.lastStep()
 	}
 	if opt.Device > 0 {
 		c := max(opt.Device-s.rp.outside, 1) // a device the context fills holds nothing
@@ -453,18 +449,21 @@ func (s *sim) walk() error {
 // lastStep is the most steps a run walks: simulatedIterations, or on a
 // limited device limitedIterations.
 func (s *sim) lastStep() int {
-	if s.opt.Device > 0 || s.opt.Capacity > 0 {
+	if s.opt.limited() {
 		return limitedIterations
 	}
 	return simulatedIterations
 }
 
+// limited reports whether the run's device is limited (Device or
+// Capacity), where its allocator may release its cache and not settle.
+func (o Options) limited() bool { return o.Device > 0 || o.Capacity > 0 }
+
 // stepEnds says, once step it has been requested, whether the run stops
 // there: at its steady state, or with an *UnsettledError after the last
 // step a limited device allows.
 func (s *sim) stepEnds(it int) (stop bool, err error) {
-	limited := s.opt.Device > 0 || s.opt.Capacity > 0
-	if it < 2 || it > 2 && !limited {
+	if it < 2 || it > 2 && !s.opt.limited() {
 		return it >= s.lastStep(), nil // the unlimited run's three steps
 	}
 	v := s.stepVerdict(it)

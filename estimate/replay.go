@@ -281,15 +281,25 @@ func (r *replay) verdictOf(it int) stepVerdict {
 // named after it, and a replayed walk leaves that name to be read here,
 // from the graph, when it is needed.
 func (r *replay) nameOf(q *request) string {
-	switch {
-	case q.name != "" || q.kind != reqAlloc && q.kind != reqFree:
-		return q.name
-	case q.tensor != spec.NoTensor:
-		return r.g.Tensors[q.tensor].Name
-	case q.sizedBy > 0:
-		return r.g.Tensors[q.sizedBy-1].Name
+	if t := q.sizeTensor(); q.name == "" && t != spec.NoTensor {
+		return r.g.Tensors[t].Name
 	}
-	return ""
+	return q.name
+}
+
+// sizeTensor is the graph tensor an alloc or a free is of, or is sized by
+// (request.sizedBy): an alloc asks for its bytes, and both are named after
+// it. It is spec.NoTensor for any other request.
+func (q *request) sizeTensor() spec.TensorID {
+	switch {
+	case q.kind != reqAlloc && q.kind != reqFree:
+		return spec.NoTensor
+	case q.tensor != spec.NoTensor:
+		return q.tensor
+	case q.sizedBy > 0:
+		return q.sizedBy - 1
+	}
+	return spec.NoTensor
 }
 
 // apply replays one request; after an error it does nothing.

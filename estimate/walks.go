@@ -128,12 +128,8 @@ func (rc *recorder) add(q *request) {
 	// A name that is its tensor's is read from the graph replayed on; an
 	// empty one where the tensor's would be read cannot be kept.
 	var own string
-	switch ts := rc.g.Tensors; {
-	case q.kind != reqAlloc && q.kind != reqFree:
-	case q.tensor != spec.NoTensor:
-		own = ts[q.tensor].Name
-	case q.sizedBy > 0:
-		own = ts[q.sizedBy-1].Name
+	if t := q.sizeTensor(); t != spec.NoTensor {
+		own = rc.g.Tensors[t].Name
 	}
 	if q.name != own {
 		r.strings |= nameListed
@@ -285,10 +281,8 @@ func (s *sim) replayWalk(k *walk) error {
 			}
 		}
 		if q.kind == reqAlloc {
-			if q.tensor != spec.NoTensor {
-				q.bytes = sizes[q.tensor]
-			} else if q.sizedBy > 0 {
-				q.bytes = sizes[q.sizedBy-1]
+			if t := q.sizeTensor(); t != spec.NoTensor {
+				q.bytes = sizes[t]
 			}
 		}
 		r.apply(&q)
