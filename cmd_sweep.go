@@ -77,6 +77,7 @@ func sweep(path, gpu, format string, sets []string, stdout, stderr io.Writer) er
 	// One worker per CPU; each estimate uses a second core only when there
 	// are fewer points than cores.
 	p.serial = len(points) >= runtime.GOMAXPROCS(0)
+	p.skipHopeless = true
 	warnings := make([][]string, len(points)) // each worker writes its own points'
 	rows := inParallel(len(points), func(i int) []string {
 		row, w := sweepRow(p, points[i])

@@ -27,6 +27,10 @@ type planner struct {
 	// serial leaves each estimate on one core: set when the caller already
 	// runs one estimate per core (sweeps).
 	serial bool
+	// skipHopeless does not run again on the GPU a variant whose unlimited
+	// run shows it cannot run there (estimate.Options.SkipHopeless): set by
+	// sweeps, which do not report why a point does not fit; check does.
+	skipHopeless bool
 	// graphs shares an expanded graph among the variants that differ only
 	// in what the expansion does not read (the data-parallel layout, the
 	// optimizer, the allocator's settings).
@@ -81,7 +85,7 @@ func (p *planner) estimate(settings ...[2]string) (*estimate.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.run(m, prof, estimate.Options{OnDevice: true})
+	return p.run(m, prof, estimate.Options{OnDevice: true, SkipHopeless: p.skipHopeless})
 }
 
 // variant is a copy of the description with settings applied, and the

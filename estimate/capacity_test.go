@@ -1,7 +1,9 @@
 package estimate_test
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -133,5 +135,63 @@ func TestConvWorkspaceFallback(t *testing.T) {
 		if first <= 0 || steady != 0 {
 			t.Errorf("%s: asked for %d bytes in the first step and %d in the steady one; want its workspace, then none", name, first, steady)
 		}
+	}
+}
+
+// SkipHopeless spares the run on the GPU only where that run could not
+// fit: every bundled description on GPUs whose allocator can have 50% to
+// 110% of its own unlimited peak allocated (where runs fit by releasing
+// their cache, or run out of memory by fragmentation alone), with and
+// without it. Where it skipped, the run on the GPU must have failed, and
+// the results are otherwise the same; elsewhere they are identical.
+func TestSkipHopelessOnlyWhereTheDeviceRunFails(t *testing.T) {
+	h200, _ := calibrate.Builtin("h200")
+	files := exampleFiles(t)
+	if testing.Short() {
+		files = files[:8]
+	}
+	var skipped, failedAnyway int
+	for _, f := range files {
+		m, g := expanded(t, f)
+		free, err := estimate.Run(m, g, h200, estimate.Options{PeaksOnly: true})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		outside := free.Peak.DeviceUsedBytes - free.Peak.ReservedBytes
+		for _, frac := range []int64{50, 95, 100, 101, 103, 110} {
+			gpu := *h200
+			gpu.TotalBytes = outside + free.Peak.AllocatedBytes*frac/100
+			name := fmt.Sprintf("%s on %d%%", f, frac)
+			want, wantErr := estimate.Run(m, g, &gpu, estimate.Options{PeaksOnly: true, OnDevice: true})
+			got, gotErr := estimate.Run(m, g, &gpu, estimate.Options{PeaksOnly: true, OnDevice: true, SkipHopeless: true})
+			if !sameError(gotErr, wantErr) {
+				t.Errorf("%s: errors differ: %v / %v", name, gotErr, wantErr)
+				continue
+			}
+			if gotErr != nil {
+				continue
+			}
+			var noRoom *estimate.NoRoomError
+			if errors.As(got.DeviceError, &noRoom) {
+				skipped++
+				if len(g.Convs) > 0 || noRoom.LiveBytes <= noRoom.Capacity {
+					t.Errorf("%s: skipped the run on the GPU: %v", name, got.DeviceError)
+				}
+				if !estimate.MayNotFit(want.DeviceError) {
+					t.Errorf("%s: skipped the run on the GPU (%v), which fits: %+v", name, got.DeviceError, want.Peak)
+					continue
+				}
+				got.DeviceError, want.DeviceError = nil, nil
+			} else if want.DeviceError != nil {
+				failedAnyway++
+			}
+			if !sameError(got.DeviceError, want.DeviceError) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: results differ:\n got %+v (%v)\nwant %+v (%v)", name, got.Peak, got.DeviceError, want.Peak, want.DeviceError)
+			}
+		}
+	}
+	t.Logf("%d runs on the GPU skipped; %d run there and did not fit", skipped, failedAnyway)
+	if skipped == 0 || failedAnyway == 0 {
+		t.Errorf("%d runs skipped, %d not skipped that did not fit: the test covers neither side", skipped, failedAnyway)
 	}
 }

@@ -48,6 +48,18 @@ type Options struct {
 	// PeaksOnly leaves out of the result what sweeps and searches do not
 	// read: the terms, the per-layer table, the gaps and the inputs.
 	PeaksOnly bool
+	// SkipHopeless, with OnDevice, does not run again on the GPU a step
+	// whose unlimited run already shows it cannot run there: one of its
+	// phases held more bytes live at once, as requested, than the
+	// allocator can have on the GPU (its memory less what lies outside the
+	// allocator). The run on the GPU makes the same requests, and each
+	// block is at least its request, so it would run out of memory by
+	// then. DeviceError is then a *NoRoomError rather than the
+	// out-of-memory error that run stops with (check prints that one;
+	// sweeps read neither). A graph with cuDNN convolutions always runs
+	// again: at the limit cuDNN's next engine, without a workspace, changes
+	// its requests (convWorkspaceFallback).
+	SkipHopeless bool
 
 	// Walks, when set, keeps the timelines of this command's runs: a run
 	// whose graph has the structure of one recorded (another batch size or
@@ -91,11 +103,37 @@ func (e *UnsettledError) Error() string {
 	return fmt.Sprintf("at the device's limit the allocator's state still changed after %d simulated steps (it releases its cached blocks every step): a later step may run out of memory", e.Steps)
 }
 
+// NoRoomError is a step that cannot run on the GPU without running it
+// there (Options.SkipHopeless): one of its phases holds more bytes live at
+// once, as requested, than the allocator can have.
+type NoRoomError struct {
+	LiveBytes int64 // the most bytes live at once, as requested
+	Capacity  int64 // what the allocator can have on the GPU
+}
+
+// Error says how much is live at once and how much room there is.
+func (e *NoRoomError) Error() string {
+	return fmt.Sprintf("out of memory: the step holds %d bytes live at once (as requested, before rounding), more than the %d bytes the allocator can have on the GPU", e.LiveBytes, e.Capacity)
+}
+
 // MayNotFit reports whether err says the step does not fit its device: it
-// ran out of memory, or did not settle at the limit (*UnsettledError).
+// ran out of memory, did not settle at the limit (*UnsettledError), or
+// cannot hold what it keeps live (*NoRoomError).
 func MayNotFit(err error) bool {
 	var u *UnsettledError
-	return IsOutOfMemory(err) || errors.As(err, &u)
+	var n *NoRoomError
+	return IsOutOfMemory(err) || errors.As(err, &u) || errors.As(err, &n)
+}
+
+// deviceCapacity is what the allocator may reserve on a device of device
+// bytes, outside of them lying outside it, capacity (when > 0) bounding it
+// further.
+func deviceCapacity(device, capacity, outside int64) int64 {
+	c := max(device-outside, 1) // a device the context fills holds nothing
+	if capacity > 0 {
+		c = min(c, capacity)
+	}
+	return c
 }
 
 // Run estimates one model description.
@@ -103,6 +141,10 @@ func Run(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) (*Resu
 	r, err := runOnce(m, g, p, opt)
 	if err != nil || !opt.OnDevice || opt.Device > 0 || p.TotalBytes <= 0 || r.Peak.DeviceUsedBytes <= p.TotalBytes {
 		return r, err
+	}
+	if c := deviceCapacity(p.TotalBytes, opt.Capacity, r.bound.outside); opt.SkipHopeless && len(g.Convs) == 0 && r.bound.requestedPeak > c {
+		r.DeviceError = &NoRoomError{LiveBytes: r.bound.requestedPeak, Capacity: c}
+		return r, nil
 	}
 	at := opt
 	at.Device = p.TotalBytes
@@ -291,11 +333,7 @@ func newSim(m *spec.Model, g *spec.Graph, p *calibrate.Profile, opt Options) *si
 		s.rp.watchUntil = s.lastStep()
 	}
 	if opt.Device > 0 {
-		c := max(opt.Device-s.rp.outside, 1) // a device the context fills holds nothing
-		if opt.Capacity > 0 {
-			c = min(c, opt.Capacity)
-		}
-		s.a.SetCapacity(c)
+		s.a.SetCapacity(deviceCapacity(opt.Device, opt.Capacity, s.rp.outside))
 	}
 	return s
 }

@@ -114,7 +114,11 @@ type replay struct {
 	// replacedReserved is the highest reserve of the steps a later one
 	// replaced as the steady state.
 	replacedReserved int64
-	err              error
+	// requestedPeak is the most bytes live at once as requested (before
+	// rounding) that a phase saw: a lower bound on what any allocator holds
+	// for the same requests (Options.SkipHopeless).
+	requestedPeak int64
+	err           error
 
 	// With Options.Concurrent: batches of requests come on queue and go
 	// back on spare; verdict answers stepRepeats; failed is set with err.
@@ -498,6 +502,7 @@ func (r *replay) endPhase() PhaseRun {
 	pr.PeakReservedBytes = st.ReservedPeak
 	pr.EndAllocatedBytes = st.Allocated
 	pr.EndReservedBytes = st.Reserved
+	r.requestedPeak = max(r.requestedPeak, st.RequestedPeak)
 	r.phaseRun = nil
 	return pr
 }

@@ -85,7 +85,15 @@ type Result struct {
 	Gaps []Gap `json:"-"`
 	// Inputs echoes what the estimate was made from.
 	Inputs Inputs `json:"-"`
+
+	// bound is what Run reads of an unlimited run to tell that it cannot
+	// run on the GPU (Options.SkipHopeless).
+	bound runBound
 }
+
+// runBound is a run's most bytes live at once as requested, and what lies
+// outside its allocator.
+type runBound struct{ requestedPeak, outside int64 }
 
 // ModelSummary counts the model's parameters.
 type ModelSummary struct {

@@ -32,6 +32,7 @@ func (s *sim) result() *Result {
 		Notes:         s.rp.notes,
 
 		AllocRetries: s.a.Stats().NumAllocRetries,
+		bound:        runBound{requestedPeak: s.rp.requestedPeak, outside: s.rp.outside},
 	}
 	outside := s.rp.outside // context, kernels and NCCL, as the replay's limit counts them
 	var best *PhaseRun
