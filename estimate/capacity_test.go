@@ -175,7 +175,7 @@ func TestSkipHopelessOnlyWhereTheDeviceRunFails(t *testing.T) {
 			if errors.As(got.DeviceError, &noRoom) {
 				skipped++
 				if len(g.Convs) > 0 || noRoom.LiveBytes <= noRoom.Capacity {
-					t.Errorf("%s: skipped the run on the GPU: %v", name, got.DeviceError)
+					t.Errorf("%s: skipped the run on the GPU where it may not: %v", name, got.DeviceError)
 				}
 				if !estimate.MayNotFit(want.DeviceError) {
 					t.Errorf("%s: skipped the run on the GPU (%v), which fits: %+v", name, got.DeviceError, want.Peak)

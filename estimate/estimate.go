@@ -103,9 +103,9 @@ func (e *UnsettledError) Error() string {
 	return fmt.Sprintf("at the device's limit the allocator's state still changed after %d simulated steps (it releases its cached blocks every step): a later step may run out of memory", e.Steps)
 }
 
-// NoRoomError is a step that cannot run on the GPU without running it
-// there (Options.SkipHopeless): one of its phases holds more bytes live at
-// once, as requested, than the allocator can have.
+// NoRoomError says that a step cannot run on the GPU, known without
+// running it there (Options.SkipHopeless): one of its phases holds more
+// bytes live at once, as requested, than the allocator can have.
 type NoRoomError struct {
 	LiveBytes int64 // the most bytes live at once, as requested
 	Capacity  int64 // what the allocator can have on the GPU
@@ -126,8 +126,8 @@ func MayNotFit(err error) bool {
 }
 
 // deviceCapacity is what the allocator may reserve on a device of device
-// bytes, outside of them lying outside it, capacity (when > 0) bounding it
-// further.
+// bytes of which outside lie outside it (context, kernels, NCCL), with
+// capacity (when > 0) bounding it further.
 func deviceCapacity(device, capacity, outside int64) int64 {
 	c := max(device-outside, 1) // a device the context fills holds nothing
 	if capacity > 0 {
