@@ -34,18 +34,11 @@ import collections
 import glob
 import gzip
 import json
+import os
 import sys
 
-MIB = 1 << 20
-A32 = 32 * MIB
-
-
-def gran(s):
-    return (s + 2 * MIB - 1) // (2 * MIB) * (2 * MIB)
-
-
-def r32(s):
-    return (s + A32 - 1) // A32 * A32
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from address_holes import A32, MIB, gran, r32  # noqa: E402  (one rounding for both scripts)
 
 
 def align(x):
